@@ -1,0 +1,29 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+
+// Exit codes are a contract with job scripts; docs/errors.md lists them.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInternal = 1,
+  kExitBadInput = 2,
+  kExitSimulationFailed = 3,
+};
+
+// Something the user gave us is wrong (deck, data file, command line).
+// The message already names the file, line, column and key.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The simulation itself went wrong (NaN, atom flew too far); the message
+// names the step, atom id and position.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace tessera

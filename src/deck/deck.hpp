@@ -1,0 +1,105 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "potentials/pair_coeffs.hpp"
+
+namespace tessera {
+
+// Where a key sits in the deck, for error messages: "deck.yaml:12:5: potential.cutoff".
+struct DeckLocation {
+  std::string file;
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based
+  std::string key;
+  std::string str() const;
+};
+
+struct LatticeSpec {
+  std::string style;     // sc | bcc | fcc
+  double constant = 0;   // lattice constant (length); derived from density when given
+  std::array<int, 3> cells{0, 0, 0};
+};
+
+struct SystemSpec {
+  std::optional<LatticeSpec> lattice;
+  std::string read_data;  // resolved path (relative to the deck's folder)
+  DeckLocation read_data_at;
+  int ntypes = 0;                 // 0: from the data file
+  std::vector<double> masses;     // index 0 unused; empty: from the data file
+  DeckLocation masses_at;
+};
+
+struct VelocitySpec {
+  double temperature = 0;
+  std::uint64_t seed = 0;
+};
+
+struct CoeffEntry {
+  int ti = 0, tj = 0;
+  PairCoeffs coeffs;
+  DeckLocation at;
+};
+
+struct PotentialSpec {
+  std::string style;
+  double cutoff = 0;
+  bool shift = false;
+  Mixing mixing = Mixing::kLorentzBerthelot;
+  std::vector<CoeffEntry> coeffs;
+  DeckLocation cutoff_at;
+  DeckLocation coeffs_at;
+};
+
+struct NeighborSpec {
+  double skin = 0.3;
+  int every = 1;
+  int delay = 0;
+  bool check = true;
+  bool sort = true;
+  DeckLocation skin_at;
+};
+
+enum class IntegratorStyle { kNve, kLangevin, kNoseHoover };
+
+struct IntegratorSpec {
+  IntegratorStyle style = IntegratorStyle::kNve;
+  double dt = 0.005;
+  double temperature = 0;
+  double damping = 0;
+  std::uint64_t seed = 0;
+  int chain = 3;
+};
+
+struct ThermoSpec {
+  long every = 0;    // 0: only the first and last step
+  std::string file;  // CSV, empty: none
+  bool screen = true;
+};
+
+struct Deck {
+  std::string path;
+  std::string text;  // the deck as read, kept for checkpoints and logs
+  std::string units = "lj";
+  std::string backend = "auto";
+  int threads = 0;  // 0: OpenMP default
+  SystemSpec system;
+  std::optional<VelocitySpec> velocity;
+  PotentialSpec potential;
+  NeighborSpec neighbor;
+  IntegratorSpec integrator;
+  long steps = 0;
+  ThermoSpec thermo;
+};
+
+// Reads and checks a deck. Throws InputError naming file, line, column and
+// key for anything malformed; nothing is touched on disk.
+Deck load_deck(const std::string& path);
+Deck parse_deck(const std::string& text, const std::string& path);
+
+const char* to_string(IntegratorStyle s);
+
+}  // namespace tessera

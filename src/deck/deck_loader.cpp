@@ -1,0 +1,273 @@
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "deck/deck.hpp"
+#include "deck/yaml_section.hpp"
+#include "potentials/pair_style.hpp"
+
+namespace tessera {
+
+const char* to_string(IntegratorStyle s) {
+  switch (s) {
+    case IntegratorStyle::kNve: return "nve";
+    case IntegratorStyle::kLangevin: return "langevin";
+    case IntegratorStyle::kNoseHoover: return "nose-hoover";
+  }
+  return "?";
+}
+
+namespace {
+
+double positive(const YamlSection& s, const std::string& key) {
+  const double v = s.number(key);
+  if (!(v > 0)) s.fail(key, fmt::format("must be positive, got {}", v));
+  return v;
+}
+
+long long positive_int(const YamlSection& s, const std::string& key, long long max) {
+  const long long v = s.integer(key);
+  if (v <= 0) s.fail(key, fmt::format("must be a positive integer, got {}", v));
+  if (v > max) s.fail(key, fmt::format("must be at most {}, got {}", max, v));
+  return v;
+}
+
+std::vector<double> read_masses(const YamlSection& s, int& ntypes) {
+  const YAML::Node n = s.node("masses");
+  const DeckLocation at = s.where("masses");
+  if (!n.IsSequence() || n.size() == 0) throw_at(at, "expected a list of masses, one per atom type: [m1, m2, ...]");
+  std::vector<double> m(n.size() + 1, 0.0);
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const DeckLocation ak = location_of(n[k], s.file(), fmt::format("{}[{}]", at.key, k));
+    m[k + 1] = to_number(n[k], ak);
+    if (!(m[k + 1] > 0)) throw_at(ak, fmt::format("mass of type {} must be positive, got {}", k + 1, m[k + 1]));
+  }
+  if (ntypes != 0 && ntypes != static_cast<int>(n.size()))
+    throw_at(at, fmt::format("{} masses given for {} atom types", n.size(), ntypes));
+  ntypes = static_cast<int>(n.size());
+  return m;
+}
+
+LatticeSpec read_lattice(const YamlSection& s) {
+  s.only({"style", "density", "constant", "cells"});
+  LatticeSpec l;
+  l.style = s.string("style");
+  int nbasis = 0;
+  if (l.style == "sc") nbasis = 1;
+  else if (l.style == "bcc") nbasis = 2;
+  else if (l.style == "fcc") nbasis = 4;
+  else s.fail("style", fmt::format("unknown lattice '{}' (known: sc, bcc, fcc)", l.style));
+  if (s.has("density") == s.has("constant")) s.fail_here("give exactly one of 'density' (atoms per volume) or 'constant' (lattice constant)");
+  if (s.has("density")) l.constant = std::cbrt(nbasis / positive(s, "density"));
+  else l.constant = positive(s, "constant");
+  const YAML::Node c = s.node("cells");
+  const DeckLocation at = s.where("cells");
+  if (!c.IsSequence() || c.size() != 3) throw_at(at, "expected three cell counts [nx, ny, nz]");
+  long long total = nbasis;
+  for (int d = 0; d < 3; ++d) {
+    const DeckLocation ad = location_of(c[d], s.file(), fmt::format("{}[{}]", at.key, d));
+    const long long v = to_integer(c[d], ad);
+    if (v <= 0) throw_at(ad, fmt::format("cell count must be positive, got {}", v));
+    if (v > 100000) throw_at(ad, fmt::format("cell count {} is unreasonably large", v));
+    l.cells[d] = static_cast<int>(v);
+    total *= v;
+    if (total > (1LL << 40)) throw_at(at, "lattice would hold more than 2^40 atoms");
+  }
+  return l;
+}
+
+SystemSpec read_system(const YamlSection& s, const std::string& deck_dir) {
+  s.only({"lattice", "read_data", "types", "masses"});
+  SystemSpec sys;
+  if (s.has("lattice") == s.has("read_data")) s.fail_here("give exactly one of 'lattice' or 'read_data'");
+  if (s.has("types")) sys.ntypes = static_cast<int>(positive_int(s, "types", 1000));
+  if (s.has("lattice")) {
+    sys.lattice = read_lattice(s.section("lattice"));
+    if (sys.ntypes == 0) sys.ntypes = 1;
+    if (s.has("masses")) sys.masses = read_masses(s, sys.ntypes);
+    else sys.masses.assign(sys.ntypes + 1, 1.0);
+  } else {
+    const std::string f = s.string("read_data");
+    if (f.empty()) s.fail("read_data", "empty file name");
+    const std::filesystem::path p(f);
+    sys.read_data = p.is_absolute() || deck_dir.empty() ? f : (std::filesystem::path(deck_dir) / p).string();
+    sys.read_data_at = s.where("read_data");
+    if (s.has("masses")) sys.masses = read_masses(s, sys.ntypes);
+  }
+  sys.masses_at = s.where("masses");
+  return sys;
+}
+
+VelocitySpec read_velocity(const YamlSection& s) {
+  s.only({"temperature", "seed"});
+  VelocitySpec v;
+  v.temperature = s.number("temperature");
+  if (v.temperature < 0) s.fail("temperature", "must not be negative");
+  v.seed = s.seed("seed");
+  return v;
+}
+
+PotentialSpec read_potential(const YamlSection& s) {
+  s.only({"style", "cutoff", "shift", "mixing", "coeffs"});
+  PotentialSpec p;
+  p.style = s.string("style");
+  const PairStyleEntry* entry = find_pair_style(p.style);
+  if (!entry) {
+    std::string known;
+    for (const auto& e : pair_styles()) known += (known.empty() ? "" : ", ") + e.name;
+    s.fail("style", fmt::format("unknown potential '{}' (known: {})", p.style, known));
+  }
+  p.cutoff = positive(s, "cutoff");
+  p.cutoff_at = s.where("cutoff");
+  p.shift = s.boolean("shift", false);
+  const std::string mix = s.string("mixing", "lorentz-berthelot");
+  if (mix == "lorentz-berthelot" || mix == "arithmetic") p.mixing = Mixing::kLorentzBerthelot;
+  else if (mix == "geometric") p.mixing = Mixing::kGeometric;
+  else if (mix == "none") p.mixing = Mixing::kNone;
+  else s.fail("mixing", fmt::format("unknown mixing rule '{}' (known: lorentz-berthelot, geometric, none)", mix));
+
+  const YAML::Node list = s.node("coeffs");
+  p.coeffs_at = s.where("coeffs");
+  if (!list.IsSequence() || list.size() == 0)
+    throw_at(p.coeffs_at, "expected a list of type-pair entries, e.g. - {types: [1, 1], ...}");
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const YamlSection e(list[k], s.file(), fmt::format("{}[{}]", s.key_path("coeffs"), k));
+    CoeffEntry c;
+    c.at = e.here();
+    const YAML::Node t = e.node("types");
+    if (!t.IsSequence() || t.size() != 2) e.fail("types", "expected two atom types [i, j]");
+    c.ti = static_cast<int>(to_integer(t[0], e.where("types")));
+    c.tj = static_cast<int>(to_integer(t[1], e.where("types")));
+    if (c.ti <= 0 || c.tj <= 0) e.fail("types", "atom types start at 1");
+    if (c.ti > c.tj) std::swap(c.ti, c.tj);
+    for (std::size_t n = 0; n < entry->coeff_names.size(); ++n) c.coeffs.c[n] = e.number(entry->coeff_names[n]);
+    c.coeffs.cutoff = e.has("cutoff") ? positive(e, "cutoff") : p.cutoff;
+    // Key check last, so that a missing coefficient is reported before a stray one.
+    for (const auto& kv : list[k]) {
+      const std::string name = kv.first.Scalar();
+      bool ok = name == "types" || name == "cutoff";
+      for (const auto& cn : entry->coeff_names) ok = ok || name == cn;
+      if (!ok) {
+        std::string allowed = "types, cutoff";
+        for (const auto& cn : entry->coeff_names) allowed += ", " + cn;
+        throw_at(location_of(kv.first, s.file(), e.key_path(name)),
+                 fmt::format("unknown key for {} (allowed here: {})", p.style, allowed));
+      }
+    }
+    for (const auto& prev : p.coeffs)
+      if (prev.ti == c.ti && prev.tj == c.tj)
+        throw_at(c.at, fmt::format("type pair {} {} given twice (first at line {})", c.ti, c.tj, prev.at.line));
+    p.coeffs.push_back(c);
+  }
+  return p;
+}
+
+NeighborSpec read_neighbor(const YamlSection& s) {
+  s.only({"skin", "every", "delay", "check", "sort"});
+  NeighborSpec n;
+  n.skin = s.number("skin", n.skin);
+  n.skin_at = s.where("skin");
+  if (n.skin < 0) s.fail("skin", fmt::format("must not be negative, got {}", n.skin));
+  n.every = static_cast<int>(s.has("every") ? positive_int(s, "every", 1000000) : 1);
+  n.delay = static_cast<int>(s.integer("delay", 0));
+  if (n.delay < 0) s.fail("delay", "must not be negative");
+  n.check = s.boolean("check", true);
+  n.sort = s.boolean("sort", true);
+  return n;
+}
+
+IntegratorSpec read_integrator(const YamlSection& s) {
+  IntegratorSpec in;
+  const std::string style = s.string("style");
+  if (style == "nve") {
+    in.style = IntegratorStyle::kNve;
+    s.only({"style", "dt"});
+  } else if (style == "langevin") {
+    in.style = IntegratorStyle::kLangevin;
+    s.only({"style", "dt", "temperature", "damping", "seed"});
+  } else if (style == "nose-hoover") {
+    in.style = IntegratorStyle::kNoseHoover;
+    s.only({"style", "dt", "temperature", "damping", "chain"});
+  } else {
+    s.fail("style", fmt::format("unknown integrator '{}' (known: nve, langevin, nose-hoover)", style));
+  }
+  in.dt = positive(s, "dt");
+  if (in.style != IntegratorStyle::kNve) {
+    in.temperature = positive(s, "temperature");
+    in.damping = positive(s, "damping");
+  }
+  if (in.style == IntegratorStyle::kLangevin) in.seed = s.seed("seed");
+  if (in.style == IntegratorStyle::kNoseHoover) in.chain = static_cast<int>(s.has("chain") ? positive_int(s, "chain", 10) : 3);
+  return in;
+}
+
+ThermoSpec read_thermo(const YamlSection& s) {
+  s.only({"every", "file", "screen"});
+  ThermoSpec t;
+  t.every = s.has("every") ? positive_int(s, "every", 1LL << 40) : 0;
+  t.file = s.string("file", "");
+  t.screen = s.boolean("screen", true);
+  return t;
+}
+
+}  // namespace
+
+Deck parse_deck(const std::string& text, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    DeckLocation at;
+    at.file = path;
+    if (e.mark.line >= 0) {
+      at.line = e.mark.line + 1;
+      at.column = e.mark.column + 1;
+    }
+    throw_at(at, "YAML syntax error: " + e.msg);
+  }
+  if (!root || root.IsNull()) throw InputError(path + ": the deck is empty");
+  Deck d;
+  d.path = path;
+  d.text = text;
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const YamlSection top(root, path, "");
+  top.only({"units", "backend", "threads", "system", "velocity", "potential", "neighbor", "integrator", "run", "output"});
+  d.units = top.string("units", "lj");
+  if (d.units != "lj") top.fail("units", fmt::format("unknown units '{}' (only 'lj' is supported)", d.units));
+  d.backend = top.string("backend", "auto");
+  if (d.backend != "auto" && d.backend != "cpu" && d.backend != "cuda")
+    top.fail("backend", fmt::format("unknown backend '{}' (known: auto, cpu, cuda)", d.backend));
+  d.threads = static_cast<int>(top.integer("threads", 0));
+  if (d.threads < 0 || d.threads > 4096) top.fail("threads", "must be between 0 (default) and 4096");
+  d.system = read_system(top.section("system"), dir);
+  if (top.has("velocity")) d.velocity = read_velocity(top.section("velocity"));
+  d.potential = read_potential(top.section("potential"));
+  if (top.has("neighbor")) d.neighbor = read_neighbor(top.section("neighbor"));
+  else d.neighbor.skin_at = top.where("neighbor");
+  d.integrator = read_integrator(top.section("integrator"));
+  const YamlSection run = top.section("run");
+  run.only({"steps"});
+  d.steps = run.integer("steps");
+  if (d.steps < 0) run.fail("steps", fmt::format("must not be negative, got {}", d.steps));
+  if (top.has("output")) {
+    const YamlSection out = top.section("output");
+    out.only({"thermo"});
+    if (out.has("thermo")) d.thermo = read_thermo(out.section("thermo"));
+  }
+  return d;
+}
+
+Deck load_deck(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open the deck file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_deck(ss.str(), path);
+}
+
+}  // namespace tessera

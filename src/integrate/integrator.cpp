@@ -1,0 +1,81 @@
+#include "integrate/integrator.hpp"
+
+#include <cmath>
+
+#include "backend/cpu_exec.hpp"
+#include "integrate/step_functors.hpp"
+#include "thermo/thermo.hpp"
+
+namespace tessera {
+
+Integrator::Integrator(const IntegratorSpec& spec, long long natoms)
+    : spec_(spec), dof_(3.0 * static_cast<double>(natoms) - 3.0) {
+  if (spec_.style == IntegratorStyle::kNoseHoover) {
+    const double kt = spec_.temperature, tau2 = spec_.damping * spec_.damping;
+    q_.assign(spec_.chain, kt * tau2);
+    q_[0] = dof_ * kt * tau2;
+    xi_.assign(spec_.chain, 0.0);
+    vxi_.assign(spec_.chain, 0.0);
+  }
+}
+
+void Integrator::initial(AtomStore& a) {
+  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
+  cpu_for(a.nlocal, HalfKick{0.5 * spec_.dt, a.type.data(), a.mass_of_type.data(), a.fx.data(), a.fy.data(),
+                             a.fz.data(), a.vx.data(), a.vy.data(), a.vz.data()});
+  cpu_for(a.nlocal, Drift{spec_.dt, a.vx.data(), a.vy.data(), a.vz.data(), a.x.data(), a.y.data(), a.z.data()});
+}
+
+void Integrator::post_force(AtomStore& a, long step) {
+  if (spec_.style != IntegratorStyle::kLangevin) return;
+  const double noise = std::sqrt(24.0 * spec_.temperature / (spec_.damping * spec_.dt));
+  cpu_for(a.nlocal, LangevinForce{1.0 / spec_.damping, noise, spec_.seed, static_cast<unsigned long long>(step),
+                                  a.id.data(), a.type.data(), a.mass_of_type.data(), a.vx.data(), a.vy.data(),
+                                  a.vz.data(), a.fx.data(), a.fy.data(), a.fz.data()});
+}
+
+void Integrator::final(AtomStore& a) {
+  cpu_for(a.nlocal, HalfKick{0.5 * spec_.dt, a.type.data(), a.mass_of_type.data(), a.fx.data(), a.fy.data(),
+                             a.fz.data(), a.vx.data(), a.vy.data(), a.vz.data()});
+  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
+}
+
+// Propagates the chain over dt/2 and scales the particle velocities once.
+void Integrator::chain_half_step(AtomStore& a) {
+  const int m = spec_.chain;
+  const double kt = spec_.temperature;
+  const double dt2 = 0.5 * spec_.dt, dt4 = 0.25 * spec_.dt, dt8 = 0.125 * spec_.dt;
+  double mv2 = sum_mv2(a);
+  auto force = [&](int k) {
+    return k == 0 ? (mv2 - dof_ * kt) / q_[0] : (q_[k - 1] * vxi_[k - 1] * vxi_[k - 1] - kt) / q_[k];
+  };
+  // Outer chain element inwards.
+  vxi_[m - 1] += force(m - 1) * dt4;
+  for (int k = m - 2; k >= 0; --k) {
+    const double e = std::exp(-vxi_[k + 1] * dt8);
+    vxi_[k] = (vxi_[k] * e + force(k) * dt4) * e;
+  }
+  const double s = std::exp(-vxi_[0] * dt2);
+  cpu_for(a.nlocal, ScaleVelocity{s, a.vx.data(), a.vy.data(), a.vz.data()});
+  mv2 *= s * s;
+  for (int k = 0; k < m; ++k) xi_[k] += vxi_[k] * dt2;
+  // And back out.
+  for (int k = 0; k < m - 1; ++k) {
+    const double e = std::exp(-vxi_[k + 1] * dt8);
+    vxi_[k] = (vxi_[k] * e + force(k) * dt4) * e;
+  }
+  vxi_[m - 1] += force(m - 1) * dt4;
+}
+
+double Integrator::thermostat_energy() const {
+  if (spec_.style != IntegratorStyle::kNoseHoover) return 0.0;
+  const double kt = spec_.temperature;
+  double e = dof_ * kt * xi_[0];
+  for (int k = 0; k < spec_.chain; ++k) {
+    e += 0.5 * q_[k] * vxi_[k] * vxi_[k];
+    if (k > 0) e += kt * xi_[k];
+  }
+  return e;
+}
+
+}  // namespace tessera

@@ -1,0 +1,40 @@
+#pragma once
+#include <vector>
+
+#include "atoms/atom_store.hpp"
+#include "deck/deck.hpp"
+
+namespace tessera {
+
+// Velocity Verlet with an optional thermostat:
+//   nve          plain velocity Verlet
+//   langevin     plus friction and random forces (post_force)
+//   nose-hoover  plus a Nose-Hoover chain (Martyna, Klein & Tuckerman, J. Chem.
+//                Phys. 97, 2635 (1992)) applied as half steps around the
+//                Verlet step (Trotter splitting, Tuckerman et al. 2006).
+class Integrator {
+ public:
+  Integrator(const IntegratorSpec& spec, long long natoms);
+
+  void initial(AtomStore& atoms);                 // (chain half step), half kick, drift
+  void post_force(AtomStore& atoms, long step);  // Langevin forces for this step
+  void final(AtomStore& atoms);                   // half kick, (chain half step)
+
+  // Energy stored in the thermostat, so that etotal + this is conserved
+  // for Nose-Hoover. Zero for nve and langevin.
+  double thermostat_energy() const;
+  const IntegratorSpec& spec() const { return spec_; }
+
+  // Chain state, for checkpoints and tests.
+  const std::vector<double>& chain_positions() const { return xi_; }
+  const std::vector<double>& chain_velocities() const { return vxi_; }
+
+ private:
+  void chain_half_step(AtomStore& atoms);
+
+  IntegratorSpec spec_;
+  double dof_;
+  std::vector<double> q_, xi_, vxi_;  // chain masses, positions, velocities
+};
+
+}  // namespace tessera

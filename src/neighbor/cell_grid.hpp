@@ -1,0 +1,50 @@
+#pragma once
+#include <cmath>
+#include <vector>
+
+#include "core/host_device.hpp"
+
+namespace tessera {
+
+// A regular grid of cells over an axis-aligned region. Cells are at least
+// min_size wide, so a search reaching `reach` cells out finds every atom
+// within reach * min_size.
+struct CellGrid {
+  double lo[3] = {0, 0, 0};
+  double inv_size[3] = {1, 1, 1};
+  int n[3] = {1, 1, 1};
+
+  static CellGrid cover(const double lo_in[3], const double hi_in[3], double min_size) {
+    CellGrid g;
+    for (int d = 0; d < 3; ++d) {
+      const double len = hi_in[d] - lo_in[d];
+      g.n[d] = len > min_size ? static_cast<int>(std::floor(len / min_size)) : 1;
+      g.lo[d] = lo_in[d];
+      g.inv_size[d] = g.n[d] / len;
+    }
+    return g;
+  }
+
+  TESSERA_HD int coord(int d, double v) const {
+    int c = static_cast<int>((v - lo[d]) * inv_size[d]);
+    // Atoms sitting exactly on the upper edge (or rounding past it) belong
+    // to the last cell.
+    return c < 0 ? 0 : (c >= n[d] ? n[d] - 1 : c);
+  }
+  TESSERA_HD int index(int cx, int cy, int cz) const { return (cz * n[1] + cy) * n[0] + cx; }
+  TESSERA_HD int cell_of(double x, double y, double z) const { return index(coord(0, x), coord(1, y), coord(2, z)); }
+  int count() const { return n[0] * n[1] * n[2]; }
+};
+
+// Atoms grouped by cell: the atoms of cell c are atoms[start[c] .. start[c+1]),
+// in increasing atom index (a stable counting sort), so list order and hence
+// force summation order are deterministic.
+struct CellBins {
+  std::vector<int> start;
+  std::vector<int> atoms;
+  std::vector<int> cell;  // per atom
+};
+
+void bin_atoms(const CellGrid& g, const double* x, const double* y, const double* z, int n, CellBins& bins);
+
+}  // namespace tessera

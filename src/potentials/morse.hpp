@@ -1,0 +1,56 @@
+#pragma once
+/// Morse pair potential, truncated (optionally shifted) at r_c.
+///
+///   E(r) = D0 [ exp(-2 alpha (r - r0)) - 2 exp(-alpha (r - r0)) ] - E_shift
+///
+/// Units: D0 energy, alpha inverse length, r0 length.
+/// Reference: P. M. Morse, Phys. Rev. 34, 57 (1929); LAMMPS pair_style morse.
+#include <cmath>
+
+#include "core/host_device.hpp"
+#include "potentials/pair_coeffs.hpp"
+
+namespace tessera {
+
+struct Morse {
+  static constexpr const char* name = "morse";
+  static constexpr int ncoeff = 3;
+  static constexpr const char* coeff_names[ncoeff] = {"d0", "alpha", "r0"};
+
+  struct Params {
+    double d0, alpha, r0;
+    double offset;
+    double cutsq;
+  };
+
+  // Energies mix geometrically; alpha and r0 are length-like and mix
+  // arithmetically under Lorentz-Berthelot.
+  static PairCoeffs mix(const PairCoeffs& a, const PairCoeffs& b, Mixing rule) {
+    PairCoeffs m;
+    const bool geo = rule == Mixing::kGeometric;
+    m.c[0] = std::sqrt(a.c[0] * b.c[0]);
+    m.c[1] = geo ? std::sqrt(a.c[1] * b.c[1]) : 0.5 * (a.c[1] + b.c[1]);
+    m.c[2] = geo ? std::sqrt(a.c[2] * b.c[2]) : 0.5 * (a.c[2] + b.c[2]);
+    m.cutoff = geo ? std::sqrt(a.cutoff * b.cutoff) : 0.5 * (a.cutoff + b.cutoff);
+    return m;
+  }
+
+  static Params params(const PairCoeffs& pc, bool shift) {
+    Params p{pc.c[0], pc.c[1], pc.c[2], 0.0, pc.cutoff * pc.cutoff};
+    if (shift) {
+      const double e = std::exp(-p.alpha * (pc.cutoff - p.r0));
+      p.offset = p.d0 * (e * e - 2.0 * e);
+    }
+    return p;
+  }
+
+  TESSERA_HD static void eval(double r2, const Params& p, double& fpair, double& energy) {
+    const double r = sqrt(r2);
+    const double e = exp(-p.alpha * (r - p.r0));
+    // dE/dr = -2 alpha D0 (e^2 - e); F/r = -dE/dr / r
+    fpair = 2.0 * p.alpha * p.d0 * (e * e - e) / r;
+    energy = p.d0 * (e * e - 2.0 * e) - p.offset;
+  }
+};
+
+}  // namespace tessera

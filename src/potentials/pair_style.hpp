@@ -1,0 +1,37 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "potentials/pair_coeffs.hpp"
+
+namespace tessera {
+
+struct AtomStore;
+struct NeighborList;
+
+// A pair potential with its per-type-pair parameter table, ready to run.
+class PairStyle {
+ public:
+  virtual ~PairStyle() = default;
+  virtual const char* name() const = 0;
+  virtual double max_cutoff() const = 0;
+  // Forces, per-atom energies and virials of the local atoms.
+  virtual void compute(AtomStore& atoms, const NeighborList& list) const = 0;
+  // One pair at squared distance r2, for tests and tables.
+  virtual void eval_pair(int ti, int tj, double r2, double& fpair, double& energy) const = 0;
+};
+
+// What the registry knows of a potential before any coefficients exist.
+struct PairStyleEntry {
+  std::string name;
+  std::vector<std::string> coeff_names;
+  PairCoeffs (*mix)(const PairCoeffs&, const PairCoeffs&, Mixing);
+  // table: (ntypes+1)^2 entries, row-major, every pair of real types filled.
+  std::unique_ptr<PairStyle> (*make)(int ntypes, const std::vector<PairCoeffs>& table, bool shift);
+};
+
+const std::vector<PairStyleEntry>& pair_styles();
+const PairStyleEntry* find_pair_style(const std::string& name);
+
+}  // namespace tessera

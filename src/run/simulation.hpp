@@ -1,0 +1,71 @@
+#pragma once
+#include <memory>
+
+#include "atoms/atom_store.hpp"
+#include "deck/deck.hpp"
+#include "domain/box.hpp"
+#include "domain/periodic_ghosts.hpp"
+#include "integrate/integrator.hpp"
+#include "neighbor/neighbor_list.hpp"
+#include "neighbor/verlet_builder.hpp"
+#include "potentials/pair_style.hpp"
+#include "run/timers.hpp"
+#include "thermo/thermo.hpp"
+
+namespace tessera {
+
+// One simulation on one rank: the state and the step loop. Everything the
+// deck asks for is checked in the constructor, before any output exists.
+class Simulation {
+ public:
+  explicit Simulation(const Deck& deck);
+
+  // Halo, neighbour list and forces for the current positions.
+  void setup();
+  // Advances n steps, writing thermo to `out` (may be null) at the deck's
+  // interval and after the last step.
+  void run(long n, ThermoWriter* out);
+
+  ThermoValues thermo() const;
+  const AtomStore& atoms() const { return atoms_; }
+  AtomStore& atoms() { return atoms_; }
+  const Box& box() const { return box_; }
+  const Deck& deck() const { return deck_; }
+  const Integrator& integrator() const { return integrator_; }
+  const PairStyle& pair() const { return *pair_; }
+  const NeighborList& neighbor_list() const { return nlist_; }
+  long step() const { return step_; }
+  long long natoms() const { return natoms_; }
+  const PhaseTimers& timers() const { return timers_; }
+  double loop_seconds() const { return loop_seconds_; }
+  long steps_run() const { return steps_run_; }
+  double reach() const { return reach_; }
+
+  // Recomputes forces for the current positions (tests, after editing atoms).
+  void compute_forces();
+
+ private:
+  void rebuild();
+  bool rebuild_due();
+  void check_motion() const;
+
+  Deck deck_;
+  Box box_;
+  SubDomain sub_;
+  AtomStore atoms_;
+  std::unique_ptr<PairStyle> pair_;
+  Integrator integrator_;
+  NeighborList nlist_;
+  VerletBuilder builder_;
+  PeriodicGhosts ghosts_;
+  PhaseTimers timers_;
+  long long natoms_ = 0;
+  double reach_ = 0;
+  long step_ = 0;
+  long last_build_ = 0;
+  long steps_run_ = 0;
+  double loop_seconds_ = 0;
+  bool ready_ = false;
+};
+
+}  // namespace tessera

@@ -1,0 +1,55 @@
+#include "run/summary.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+namespace tessera {
+
+std::string run_banner(const Simulation& sim) {
+  const Deck& d = sim.deck();
+  const Box& b = sim.box();
+  std::string s;
+  s += fmt::format("Deck       {}\n", d.path);
+  s += fmt::format("Atoms      {} ({} type{})\n", sim.natoms(), sim.atoms().ntypes, sim.atoms().ntypes > 1 ? "s" : "");
+  s += fmt::format("Box        [{:.6g}, {:.6g}] x [{:.6g}, {:.6g}] x [{:.6g}, {:.6g}]\n", b.lo[0], b.hi[0], b.lo[1],
+                   b.hi[1], b.lo[2], b.hi[2]);
+  s += fmt::format("Potential  {} cutoff {}{}; neighbor skin {}, every {} delay {} check {}\n", d.potential.style,
+                   sim.pair().max_cutoff(), d.potential.shift ? " (energy-shifted)" : "", d.neighbor.skin,
+                   d.neighbor.every, d.neighbor.delay, d.neighbor.check ? "yes" : "no");
+  s += fmt::format("Integrator {} dt {}", to_string(d.integrator.style), d.integrator.dt);
+  if (d.integrator.style != IntegratorStyle::kNve)
+    s += fmt::format(" T {} damping {}", d.integrator.temperature, d.integrator.damping);
+  s += fmt::format("\nBackend    cpu ({} OpenMP thread{}), double precision\n", omp_get_max_threads(),
+                   omp_get_max_threads() > 1 ? "s" : "");
+  s += fmt::format("Run        {} steps\n", d.steps);
+  return s;
+}
+
+std::string performance_summary(const Simulation& sim) {
+  const double loop = sim.loop_seconds();
+  const long steps = sim.steps_run();
+  const double n = static_cast<double>(sim.natoms());
+  const double dt = sim.deck().integrator.dt;
+  std::string s;
+  s += fmt::format("\nLoop time of {:.6g} s for {} steps with {} atoms\n", loop, steps, sim.natoms());
+  if (steps > 0 && loop > 0) {
+    s += fmt::format("Performance: {:.4g} atom-steps/s, {:.4g} steps/s, {:.4g} tau/day\n", n * steps / loop,
+                     steps / loop, steps * dt / loop * 86400.0);
+  }
+  const auto& nl = sim.neighbor_list();
+  long total_neigh = 0;
+  for (std::size_t i = 0; i < sim.atoms().nlocal; ++i) total_neigh += nl.count[i];
+  s += fmt::format("Neighbor list builds: {}; neighbors per atom: {:.2f} (full list); ghost atoms: {}\n", nl.builds,
+                   static_cast<double>(total_neigh) / n, sim.atoms().nghost);
+  const PhaseTimers& t = sim.timers();
+  const double total = t.total();
+  s += fmt::format("\n{:<12} {:>12} {:>8}\n", "Phase", "time (s)", "%");
+  for (int p = 0; p < static_cast<int>(Phase::kCount); ++p) {
+    const double v = t.seconds(static_cast<Phase>(p));
+    s += fmt::format("{:<12} {:>12.6f} {:>8.2f}\n", phase_name(static_cast<Phase>(p)), v, total > 0 ? 100 * v / total : 0.0);
+  }
+  s += fmt::format("{:<12} {:>12.6f} {:>8.2f}\n", "Total", total, 100.0);
+  return s;
+}
+
+}  // namespace tessera

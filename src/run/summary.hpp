@@ -1,0 +1,14 @@
+#pragma once
+#include <string>
+
+#include "run/simulation.hpp"
+
+namespace tessera {
+
+// The end-of-run performance summary: loop time, throughput, and where the
+// time went, per phase.
+std::string performance_summary(const Simulation& sim);
+// The start-of-run description of what is about to run.
+std::string run_banner(const Simulation& sim);
+
+}  // namespace tessera

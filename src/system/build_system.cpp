@@ -1,0 +1,36 @@
+#include "system/build_system.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "deck/pair_table.hpp"
+#include "deck/yaml_section.hpp"
+
+namespace tessera {
+
+BuiltSystem build_system(const Deck& deck) {
+  const SystemSpec& spec = deck.system;
+  BuiltSystem s = spec.lattice ? build_lattice(*spec.lattice, spec.ntypes, spec.masses)
+                               : read_lammps_data(spec.read_data, spec.masses);
+  if (spec.ntypes != 0 && !spec.lattice && spec.ntypes != s.atoms.ntypes)
+    throw_at(spec.read_data_at, fmt::format("the deck says {} atom types, the data file has {}", spec.ntypes, s.atoms.ntypes));
+
+  // Every type pair must have coefficients; the largest cutoff sets the halo.
+  const auto table = resolve_pair_table(deck.potential, s.atoms.ntypes);
+  double cut = 0;
+  for (int i = 1; i <= s.atoms.ntypes; ++i)
+    for (int j = 1; j <= s.atoms.ntypes; ++j) cut = std::max(cut, table[i * (s.atoms.ntypes + 1) + j].cutoff);
+  const double reach = cut + deck.neighbor.skin;
+  for (int d = 0; d < 3; ++d)
+    if (reach > 0.5 * s.box.length(d)) {
+      DeckLocation at = deck.potential.cutoff_at;
+      throw_at(at, fmt::format("cutoff {} + neighbor skin {} = {} is longer than half the box along {} ({}); "
+                               "use a larger system or a shorter cutoff",
+                               cut, deck.neighbor.skin, reach, char('x' + d), 0.5 * s.box.length(d)));
+    }
+  if (deck.velocity) create_velocities(s.atoms, deck.velocity->temperature, deck.velocity->seed);
+  if (s.natoms_total < 2) throw InputError(deck.path + ": the system needs at least 2 atoms");
+  return s;
+}
+
+}  // namespace tessera

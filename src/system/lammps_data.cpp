@@ -1,0 +1,240 @@
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <cerrno>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "system/build_system.hpp"
+
+namespace tessera {
+
+namespace {
+
+// Reads a LAMMPS data file line by line, keeping the line number for errors.
+class DataFile {
+ public:
+  explicit DataFile(const std::string& path) : path_(path), in_(path) {
+    if (!in_) throw InputError(path + ": cannot open the data file");
+  }
+  // Next line with comments stripped; false at end of file.
+  bool next(std::string& line) {
+    if (!std::getline(in_, line)) return false;
+    ++lineno_;
+    const auto hash = line.find('#');
+    comment_ = hash == std::string::npos ? "" : trim(line.substr(hash + 1));
+    if (hash != std::string::npos) line.erase(hash);
+    line = trim(line);
+    return true;
+  }
+  [[noreturn]] void fail(const std::string& what, const std::string& msg) const {
+    throw InputError(fmt::format("{}:{}: {}: {}", path_, lineno_, what, msg));
+  }
+  const std::string& comment() const { return comment_; }
+  int line() const { return lineno_; }
+  const std::string& path() const { return path_; }
+
+  static std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+  }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  int lineno_ = 0;
+  std::string comment_;
+};
+
+double parse_double(DataFile& f, const std::string& tok, const std::string& what) {
+  char* end = nullptr;
+  const double v = std::strtod(tok.c_str(), &end);
+  if (tok.empty() || *end != '\0') f.fail(what, fmt::format("'{}' is not a number", tok));
+  if (!std::isfinite(v)) f.fail(what, fmt::format("'{}' is not a finite number", tok));
+  return v;
+}
+
+long long parse_int(DataFile& f, const std::string& tok, const std::string& what) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(tok.c_str(), &end, 10);
+  if (tok.empty() || *end != '\0' || errno == ERANGE) f.fail(what, fmt::format("'{}' is not an integer", tok));
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::istringstream is(s);
+  std::vector<std::string> out;
+  std::string t;
+  while (is >> t) out.push_back(t);
+  return out;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>& deck_masses) {
+  DataFile f(path);
+  BuiltSystem s;
+  std::string line;
+  long long natoms = -1;
+  int ntypes = -1;
+  bool have_box[3] = {false, false, false};
+  f.next(line);  // the first line is a free-form title
+
+  // Header: "<numbers> <keyword>" lines until the first section name.
+  std::string section;
+  while (f.next(line)) {
+    if (line.empty()) continue;
+    const auto tok = split(line);
+    if (std::isalpha(static_cast<unsigned char>(line[0]))) {
+      section = line;
+      break;
+    }
+    if (ends_with(line, "xlo xhi") || ends_with(line, "ylo yhi") || ends_with(line, "zlo zhi")) {
+      const int d = line[line.size() - 7] - 'x';
+      const std::string key = tok[tok.size() - 2] + " " + tok.back();
+      if (tok.size() != 4) f.fail(key, "expected '<lo> <hi> " + key + "'");
+      s.box.lo[d] = parse_double(f, tok[0], key);
+      s.box.hi[d] = parse_double(f, tok[1], key);
+      if (!(s.box.hi[d] > s.box.lo[d])) f.fail(key, "the upper bound must be above the lower bound");
+      have_box[d] = true;
+    } else if (ends_with(line, "xy xz yz")) {
+      f.fail("xy xz yz", "triclinic boxes are not supported (orthorhombic only)");
+    } else if (ends_with(line, "atom types")) {
+      if (tok.size() != 3) f.fail("atom types", "expected '<count> atom types'");
+      const long long v = parse_int(f, tok[0], "atom types");
+      if (v <= 0 || v > 1000) f.fail("atom types", fmt::format("count must be between 1 and 1000, got {}", v));
+      ntypes = static_cast<int>(v);
+    } else if (ends_with(line, "atoms") && tok.size() == 2) {
+      natoms = parse_int(f, tok[0], "atoms");
+      if (natoms <= 0) f.fail("atoms", fmt::format("atom count must be positive, got {}", natoms));
+      if (natoms > (1LL << 40)) f.fail("atoms", fmt::format("atom count {} is too large", natoms));
+    } else if (tok.size() >= 2 && parse_int(f, tok[0], tok.back()) == 0) {
+      // "0 bonds" and the like: harmless for an atomic system.
+    } else {
+      f.fail(line, "unsupported header line (atomic style data files only)");
+    }
+  }
+  if (natoms < 0) f.fail("atoms", "the header has no '<N> atoms' line");
+  if (ntypes < 0) f.fail("atom types", "the header has no '<N> atom types' line");
+  for (int d = 0; d < 3; ++d)
+    if (!have_box[d]) f.fail(std::string(1, char('x' + d)) + "lo " + char('x' + d) + "hi", "the header has no box bounds for this axis");
+
+  AtomStore& a = s.atoms;
+  a.ntypes = ntypes;
+  a.mass_of_type.assign(ntypes + 1, 0.0);
+  a.resize_local(static_cast<std::size_t>(natoms));
+  std::vector<char> have_mass(ntypes + 1, 0);
+  std::vector<long long> index_of_line;  // atoms in file order
+  std::unordered_map<AtomId, std::size_t> slot;
+  slot.reserve(static_cast<std::size_t>(natoms));
+  bool seen_atoms = false, seen_masses = false;
+
+  // Sections: a name line, a blank line, then the entries.
+  while (!section.empty()) {
+    const std::string name = section;
+    const std::string style = f.comment();
+    section.clear();
+    long long expect = 0;
+    if (name == "Masses") expect = ntypes;
+    else if (name == "Atoms" || name == "Velocities") expect = natoms;
+    else if (name == "Pair Coeffs") expect = ntypes;
+    else if (name == "PairIJ Coeffs") expect = static_cast<long long>(ntypes) * (ntypes + 1) / 2;
+    else f.fail(name, "unsupported section (atomic style data files have Masses, Atoms, Velocities)");
+    if (name == "Atoms" && !style.empty() && style != "atomic")
+      f.fail("Atoms", fmt::format("atom style '{}' is not supported (atomic only)", style));
+    if ((name == "Atoms" && seen_atoms) || (name == "Masses" && seen_masses))
+      f.fail(name, "section appears twice");
+    const bool velocities = name == "Velocities";
+    if (velocities && !seen_atoms) f.fail(name, "the Velocities section must come after the Atoms section");
+    long long got = 0;
+    while (got < expect) {
+      if (!f.next(line)) f.fail(name, fmt::format("file ends after {} of {} entries", got, expect));
+      if (line.empty()) continue;
+      const auto tok = split(line);
+      if (std::isalpha(static_cast<unsigned char>(line[0])))
+        f.fail(name, fmt::format("section ends after {} of {} entries", got, expect));
+      if (name == "Masses") {
+        if (tok.size() != 2) f.fail(name, "expected '<type> <mass>'");
+        const long long t = parse_int(f, tok[0], name);
+        if (t < 1 || t > ntypes) f.fail(name, fmt::format("type {} outside 1..{}", t, ntypes));
+        const double m = parse_double(f, tok[1], name);
+        if (!(m > 0)) f.fail(name, fmt::format("mass of type {} must be positive, got {}", t, m));
+        if (have_mass[t]) f.fail(name, fmt::format("type {} given twice", t));
+        have_mass[t] = 1;
+        a.mass_of_type[t] = m;
+      } else if (name == "Atoms") {
+        if (tok.size() != 5 && tok.size() != 8) f.fail(name, "expected 'id type x y z [ix iy iz]' (atomic style)");
+        const std::size_t k = static_cast<std::size_t>(got);
+        const long long id = parse_int(f, tok[0], name);
+        if (id <= 0) f.fail(name, fmt::format("atom id must be positive, got {}", id));
+        if (!slot.emplace(id, k).second) f.fail(name, fmt::format("atom id {} appears twice", id));
+        const long long t = parse_int(f, tok[1], name);
+        if (t < 1 || t > ntypes) f.fail(name, fmt::format("atom {} has type {} outside 1..{}", id, t, ntypes));
+        a.id[k] = id;
+        a.type[k] = static_cast<int>(t);
+        double* pos[3] = {&a.x[k], &a.y[k], &a.z[k]};
+        for (int d = 0; d < 3; ++d) {
+          *pos[d] = parse_double(f, tok[2 + d], name);
+          if (*pos[d] < s.box.lo[d] || *pos[d] > s.box.hi[d])
+            f.fail(name, fmt::format("atom {} at {} = {} is outside the box [{}, {}]", id, char('x' + d), *pos[d],
+                                     s.box.lo[d], s.box.hi[d]));
+        }
+        int* img[3] = {&a.ix[k], &a.iy[k], &a.iz[k]};
+        for (int d = 0; d < 3; ++d) {
+          const long long v = tok.size() == 8 ? parse_int(f, tok[5 + d], name) : 0;
+          if (v < -(1LL << 30) || v > (1LL << 30)) f.fail(name, fmt::format("atom {} image flag {} is out of range", id, v));
+          *img[d] = static_cast<int>(v);
+        }
+      } else if (velocities) {
+        if (tok.size() != 4) f.fail(name, "expected 'id vx vy vz'");
+        const long long id = parse_int(f, tok[0], name);
+        const auto it = slot.find(id);
+        if (it == slot.end()) f.fail(name, fmt::format("atom id {} is not in the Atoms section", id));
+        a.vx[it->second] = parse_double(f, tok[1], name);
+        a.vy[it->second] = parse_double(f, tok[2], name);
+        a.vz[it->second] = parse_double(f, tok[3], name);
+      }
+      ++got;
+    }
+    if (name == "Atoms") seen_atoms = true;
+    if (name == "Masses") seen_masses = true;
+    if (velocities) s.has_velocities = true;
+    while (f.next(line)) {
+      if (line.empty()) continue;
+      if (!std::isalpha(static_cast<unsigned char>(line[0])))
+        f.fail(name, fmt::format("more entries than the {} the header announces", expect));
+      section = line;
+      break;
+    }
+  }
+  if (!seen_atoms) throw InputError(path + ": Atoms: the file has no Atoms section");
+  if (!deck_masses.empty()) {
+    if (static_cast<int>(deck_masses.size()) != ntypes + 1)
+      throw InputError(fmt::format("{}: atom types: the file has {} atom types but the deck gives {} masses", path,
+                                   ntypes, deck_masses.size() - 1));
+    a.mass_of_type = deck_masses;
+  } else if (!seen_masses) {
+    throw InputError(path + ": Masses: the file has no Masses section and the deck gives no masses");
+  } else {
+    for (int t = 1; t <= ntypes; ++t)
+      if (!have_mass[t]) throw InputError(fmt::format("{}: Masses: no mass for type {}", path, t));
+  }
+  // Atoms exactly on an upper face belong to the image on the lower face.
+  for (std::size_t k = 0; k < a.nlocal; ++k) {
+    if (a.x[k] >= s.box.hi[0]) { a.x[k] = s.box.lo[0]; ++a.ix[k]; }
+    if (a.y[k] >= s.box.hi[1]) { a.y[k] = s.box.lo[1]; ++a.iy[k]; }
+    if (a.z[k] >= s.box.hi[2]) { a.z[k] = s.box.lo[2]; ++a.iz[k]; }
+  }
+  s.natoms_total = natoms;
+  return s;
+}
+
+}  // namespace tessera

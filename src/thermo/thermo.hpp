@@ -1,0 +1,48 @@
+#pragma once
+#include <cstdio>
+#include <string>
+
+#include "atoms/atom_store.hpp"
+#include "domain/box.hpp"
+
+namespace tessera {
+
+// Global sums over local atoms. Summed in fixed blocks in a fixed order, so
+// the result does not depend on the thread count.
+struct ThermoSums {
+  double mv2 = 0;     // sum m v^2 (twice the kinetic energy)
+  double pe = 0;      // potential energy
+  double virial = 0;  // sum r.F over pairs
+};
+ThermoSums sum_thermo(const AtomStore& atoms);
+double sum_mv2(const AtomStore& atoms);
+
+// The quantities LAMMPS prints with `thermo_style custom step temp pe ke etotal
+// press` and `thermo_modify norm yes`: energies per atom, T with 3N-3 degrees
+// of freedom, pressure from the kinetic and virial parts.
+struct ThermoValues {
+  long step = 0;
+  double temp = 0, pe = 0, ke = 0, etotal = 0, press = 0;
+  double econserve = 0;  // etotal plus the thermostat's energy, per atom
+};
+ThermoValues thermo_values(long step, const ThermoSums& sums, long long natoms, double volume,
+                           double thermostat_energy);
+
+// Screen table and CSV file. Every CSV number has 17 significant digits so
+// it reads back bit-exact.
+class ThermoWriter {
+ public:
+  ThermoWriter(const std::string& csv_path, bool screen, bool show_econserve);
+  ~ThermoWriter();
+  ThermoWriter(const ThermoWriter&) = delete;
+  ThermoWriter& operator=(const ThermoWriter&) = delete;
+  void write(const ThermoValues& v);
+
+ private:
+  std::FILE* csv_ = nullptr;
+  bool screen_;
+  bool econserve_;
+  bool header_done_ = false;
+};
+
+}  // namespace tessera

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Regenerate the LAMMPS reference outputs for Tessera's tests.
+#
+# Runs LAMMPS serially on the *.lmp inputs next to this script and writes all
+# outputs next to this script (whatever the current directory is). LAMMPS logs
+# go to a temporary directory that is removed afterwards (kept on failure).
+# Finishes with check_references.py, which validates every output and
+# recomputes energies/forces independently with numpy.
+#
+# Environment overrides: LMP (default: lmp), PYTHON (default: /usr/bin/python3)
+set -euo pipefail
+
+DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+LMP="${LMP:-lmp}"
+PYTHON="${PYTHON:-/usr/bin/python3}"
+export OMP_NUM_THREADS=1
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/tessera-ref.XXXXXX")"
+ok=0
+cleanup() {
+    if [[ $ok -eq 1 ]]; then rm -rf "$TMP"; else echo "LAMMPS logs kept in $TMP" >&2; fi
+}
+trap cleanup EXIT
+
+cd "$DIR"
+version="$("$LMP" -h | sed -n 's/^ *Large-scale.*Simulator - //p')"
+echo "LAMMPS: $version"
+if [[ "$version" != "29 Sep 2021"* ]]; then
+    echo "WARNING: references were made with LAMMPS 29 Sep 2021 - Update 2; got '$version'" >&2
+fi
+
+run_lmp() {  # run_lmp NAME  -> runs NAME.lmp, log in $TMP/NAME.log
+    local name="$1"
+    echo "  lmp -in $name.lmp"
+    if ! "$LMP" -nocite -in "$name.lmp" -log "$TMP/$name.log" -screen "$TMP/$name.screen"; then
+        echo "LAMMPS failed on $name.lmp; last lines of its log:" >&2
+        tail -n 20 "$TMP/$name.log" >&2 || true
+        exit 1
+    fi
+    if grep -q '^ERROR' "$TMP/$name.log"; then
+        echo "ERROR in $TMP/$name.log" >&2; exit 1
+    fi
+    if grep -q '^WARNING' "$TMP/$name.log"; then
+        echo "  warnings in $name.log:"; grep '^WARNING' "$TMP/$name.log" | sed 's/^/    /'
+    fi
+}
+
+# Remove previous outputs so nothing stale survives.
+rm -f ./*_melt.data ./*_forces.dump ./*_run0.csv ./*_nve_1000.csv
+
+echo "melts (1000 steps NVE from T=3.0):"
+for sys in lj morse mix; do
+    run_lmp "${sys}_melt"
+    "$PYTHON" extract_thermo.py "$TMP/${sys}_melt.log" "$TMP/${sys}_melt.csv"
+    echo "    final thermo (step,temp,pe,ke,etotal,press): $(tail -n 1 "$TMP/${sys}_melt.csv")"
+done
+
+echo "run 0 single points:"
+for name in lj_run0 lj_shift_run0 morse_run0 mix_run0; do
+    run_lmp "$name"
+    "$PYTHON" extract_thermo.py "$TMP/$name.log" "$name.csv"
+done
+
+echo "NVE trajectories (1000 steps, thermo every step):"
+for sys in lj morse; do
+    run_lmp "${sys}_nve"
+    "$PYTHON" extract_thermo.py "$TMP/${sys}_nve.log" "${sys}_nve_1000.csv"
+done
+
+echo "checking outputs:"
+"$PYTHON" check_references.py "$DIR"
+ok=1
