@@ -88,9 +88,9 @@ SystemSpec read_system(const YamlSection& s, const std::string& deck_dir) {
   if (s.has("types")) sys.ntypes = static_cast<int>(positive_int(s, "types", 1000));
   if (s.has("lattice")) {
     sys.lattice = read_lattice(s.section("lattice"));
-    if (sys.ntypes == 0) sys.ntypes = 1;
     if (s.has("masses")) sys.masses = read_masses(s, sys.ntypes);
-    else sys.masses.assign(sys.ntypes + 1, 1.0);
+    if (sys.ntypes == 0) sys.ntypes = 1;
+    if (sys.masses.empty()) sys.masses.assign(sys.ntypes + 1, 1.0);
   } else {
     const std::string f = s.string("read_data");
     if (f.empty()) s.fail("read_data", "empty file name");
@@ -129,7 +129,7 @@ PotentialSpec read_potential(const YamlSection& s) {
   if (mix == "lorentz-berthelot" || mix == "arithmetic") p.mixing = Mixing::kLorentzBerthelot;
   else if (mix == "geometric") p.mixing = Mixing::kGeometric;
   else if (mix == "none") p.mixing = Mixing::kNone;
-  else s.fail("mixing", fmt::format("unknown mixing rule '{}' (known: lorentz-berthelot, geometric, none)", mix));
+  else s.fail("mixing", fmt::format("unknown mixing rule '{}' (known: lorentz-berthelot (or arithmetic), geometric, none)", mix));
 
   const YAML::Node list = s.node("coeffs");
   p.coeffs_at = s.where("coeffs");
@@ -147,6 +147,7 @@ PotentialSpec read_potential(const YamlSection& s) {
     if (c.ti > c.tj) std::swap(c.ti, c.tj);
     for (std::size_t n = 0; n < entry->coeff_names.size(); ++n) c.coeffs.c[n] = e.number(entry->coeff_names[n]);
     c.coeffs.cutoff = e.has("cutoff") ? positive(e, "cutoff") : p.cutoff;
+    if (const char* bad = entry->check(c.coeffs)) throw_at(c.at, fmt::format("{}: {}", p.style, bad));
     // Key check last, so that a missing coefficient is reported before a stray one.
     for (const auto& kv : list[k]) {
       const std::string name = kv.first.Scalar();
@@ -196,7 +197,7 @@ IntegratorSpec read_integrator(const YamlSection& s) {
   } else {
     s.fail("style", fmt::format("unknown integrator '{}' (known: nve, langevin, nose-hoover)", style));
   }
-  in.dt = positive(s, "dt");
+  if (s.has("dt")) in.dt = positive(s, "dt");
   if (in.style != IntegratorStyle::kNve) {
     in.temperature = positive(s, "temperature");
     in.damping = positive(s, "damping");
@@ -209,7 +210,8 @@ IntegratorSpec read_integrator(const YamlSection& s) {
 ThermoSpec read_thermo(const YamlSection& s) {
   s.only({"every", "file", "screen"});
   ThermoSpec t;
-  t.every = s.has("every") ? positive_int(s, "every", 1LL << 40) : 0;
+  t.every = s.integer("every", 0);
+  if (t.every < 0) s.fail("every", fmt::format("must be 0 (first and last step only) or positive, got {}", t.every));
   t.file = s.string("file", "");
   t.screen = s.boolean("screen", true);
   return t;

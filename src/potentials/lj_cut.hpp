@@ -34,6 +34,12 @@ struct LJCut {
     return m;
   }
 
+  static const char* check(const PairCoeffs& pc) {
+    if (pc.c[0] < 0) return "epsilon must not be negative";
+    if (!(pc.c[1] > 0)) return "sigma must be positive";
+    return nullptr;
+  }
+
   static Params params(const PairCoeffs& pc, bool shift) {
     const double eps = pc.c[0], sigma = pc.c[1];
     const double s6 = std::pow(sigma, 6.0);

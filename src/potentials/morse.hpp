@@ -23,8 +23,10 @@ struct Morse {
     double cutsq;
   };
 
-  // Energies mix geometrically; alpha and r0 are length-like and mix
-  // arithmetically under Lorentz-Berthelot.
+  // LAMMPS's morse does not mix. Here the well depth mixes geometrically like
+  // an energy; r0 and the width 1/alpha's inverse, alpha, mix arithmetically
+  // under Lorentz-Berthelot (both geometric under "geometric"), a common
+  // choice for Morse mixtures. Give unlike pairs explicitly to avoid it.
   static PairCoeffs mix(const PairCoeffs& a, const PairCoeffs& b, Mixing rule) {
     PairCoeffs m;
     const bool geo = rule == Mixing::kGeometric;
@@ -33,6 +35,13 @@ struct Morse {
     m.c[2] = geo ? std::sqrt(a.c[2] * b.c[2]) : 0.5 * (a.c[2] + b.c[2]);
     m.cutoff = geo ? std::sqrt(a.cutoff * b.cutoff) : 0.5 * (a.cutoff + b.cutoff);
     return m;
+  }
+
+  static const char* check(const PairCoeffs& pc) {
+    if (pc.c[0] < 0) return "d0 must not be negative";
+    if (!(pc.c[1] > 0)) return "alpha must be positive";
+    if (!(pc.c[2] > 0)) return "r0 must be positive";
+    return nullptr;
   }
 
   static Params params(const PairCoeffs& pc, bool shift) {

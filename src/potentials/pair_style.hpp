@@ -27,6 +27,8 @@ struct PairStyleEntry {
   std::string name;
   std::vector<std::string> coeff_names;
   PairCoeffs (*mix)(const PairCoeffs&, const PairCoeffs&, Mixing);
+  // Why these coefficients make no sense, or nullptr when they are fine.
+  const char* (*check)(const PairCoeffs&);
   // table: (ntypes+1)^2 entries, row-major, every pair of real types filled.
   std::unique_ptr<PairStyle> (*make)(int ntypes, const std::vector<PairCoeffs>& table, bool shift);
 };

@@ -56,6 +56,7 @@ PairStyleEntry describe_pair_style() {
   e.name = Pot::name;
   e.coeff_names.assign(Pot::coeff_names, Pot::coeff_names + Pot::ncoeff);
   e.mix = &Pot::mix;
+  e.check = &Pot::check;
   e.make = [](int ntypes, const std::vector<PairCoeffs>& table, bool shift) -> std::unique_ptr<PairStyle> {
     return std::make_unique<PairStyleImpl<Pot>>(ntypes, table, shift);
   };

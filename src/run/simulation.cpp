@@ -58,7 +58,8 @@ void Simulation::setup() {
 // `check`, rebuild only if some atom moved more than half the skin.
 bool Simulation::rebuild_due() {
   const NeighborSpec& n = deck_.neighbor;
-  if (step_ - last_build_ < n.delay || step_ % n.every != 0) return false;
+  const long ago = step_ - last_build_;
+  if (ago < n.delay || ago % n.every != 0) return false;
   if (!n.check) return true;
   const double half = 0.5 * n.skin;
   return max_displacement_sq(atoms_, nlist_) > half * half;
@@ -84,7 +85,8 @@ void Simulation::check_motion() const {
   const long i = bad;
   const double moved = dt * std::sqrt(a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i]);
   const std::string what = std::isfinite(moved) && std::isfinite(a.x[i] + a.y[i] + a.z[i])
-                               ? fmt::format("moved {:.6g} in one step, farther than the neighbor skin {}", moved, limit)
+                               ? fmt::format("moved {:.6g} in one step, farther than {} {}", moved,
+                                             deck_.neighbor.skin > 0 ? "the neighbor skin" : "half the cutoff", limit)
                                : std::string("has a non-finite position or velocity (NaN or inf)");
   throw SimulationError(fmt::format("step {}: atom {} at ({:.10g}, {:.10g}, {:.10g}) {}; the run is stopped "
                                     "(time step too large, atoms overlapping, or bad potential parameters)",
@@ -95,9 +97,22 @@ void Simulation::run(long n, ThermoWriter* out) {
   if (!ready_) setup();
   const long every = deck_.thermo.every;
   timers_.start(Phase::kOutput);
-  if (out && steps_run_ == 0) out->write(thermo());
+  if (out && !thermo_started_) out->write(thermo());
+  thermo_started_ = true;
   const auto t0 = PhaseTimers::Clock::now();
+  const long first = step_;
   const long last = step_ + n;
+  // The summary of a run stopped by an error still counts the steps it made.
+  struct Account {
+    Simulation& s;
+    long first;
+    PhaseTimers::Clock::time_point t0;
+    ~Account() {
+      s.timers_.stop();
+      s.loop_seconds_ += std::chrono::duration<double>(PhaseTimers::Clock::now() - t0).count();
+      s.steps_run_ += s.step_ - first;
+    }
+  } account{*this, first, t0};
   while (step_ < last) {
     ++step_;
     timers_.next(Phase::kIntegrate);
@@ -118,9 +133,6 @@ void Simulation::run(long n, ThermoWriter* out) {
     timers_.next(Phase::kOutput);
     if (out && ((every > 0 && step_ % every == 0) || step_ == last)) out->write(thermo());
   }
-  timers_.stop();
-  loop_seconds_ += std::chrono::duration<double>(PhaseTimers::Clock::now() - t0).count();
-  steps_run_ += n;
 }
 
 ThermoValues Simulation::thermo() const {

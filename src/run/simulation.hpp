@@ -66,6 +66,7 @@ class Simulation {
   long steps_run_ = 0;
   double loop_seconds_ = 0;
   bool ready_ = false;
+  bool thermo_started_ = false;
 };
 
 }  // namespace tessera

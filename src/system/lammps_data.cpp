@@ -132,10 +132,10 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
   a.mass_of_type.assign(ntypes + 1, 0.0);
   a.resize_local(static_cast<std::size_t>(natoms));
   std::vector<char> have_mass(ntypes + 1, 0);
-  std::vector<long long> index_of_line;  // atoms in file order
   std::unordered_map<AtomId, std::size_t> slot;
   slot.reserve(static_cast<std::size_t>(natoms));
   bool seen_atoms = false, seen_masses = false;
+  std::vector<char> vel_seen(static_cast<std::size_t>(natoms), 0);
 
   // Sections: a name line, a blank line, then the entries.
   while (!section.empty()) {
@@ -198,6 +198,8 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
         const long long id = parse_int(f, tok[0], name);
         const auto it = slot.find(id);
         if (it == slot.end()) f.fail(name, fmt::format("atom id {} is not in the Atoms section", id));
+        if (vel_seen[it->second]) f.fail(name, fmt::format("atom id {} appears twice", id));
+        vel_seen[it->second] = 1;
         a.vx[it->second] = parse_double(f, tok[1], name);
         a.vy[it->second] = parse_double(f, tok[2], name);
         a.vz[it->second] = parse_double(f, tok[3], name);

@@ -1,0 +1,119 @@
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "system/build_system.hpp"
+#include "test_support.hpp"
+
+using namespace tessera;
+
+namespace {
+const std::string kData = R"(test data file
+
+3 atoms
+2 atom types
+
+0 10 xlo xhi
+0 10 ylo yhi
+-5 5 zlo zhi
+
+Masses
+
+1 1.0
+2 2.5
+
+Atoms # atomic
+
+3 2 1.0 2.0 3.0 0 0 1
+1 1 4.0 5.0 -4.0 0 0 0
+2 1 7.5 8.5 4.5 -1 2 0
+
+Velocities
+
+1 0.1 0.2 0.3
+3 -0.1 -0.2 -0.3
+2 1 2 3
+)";
+
+std::string write_temp(const std::string& text) {
+  static int n = 0;
+  const auto p = std::filesystem::temp_directory_path() / ("tessera_data_test_" + std::to_string(n++) + ".data");
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto p = s.find(from);
+  REQUIRE(p != std::string::npos);
+  return s.replace(p, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  const std::string path = write_temp(text);
+  try {
+    read_lammps_data(path, {});
+  } catch (const InputError& e) {
+    std::filesystem::remove(path);
+    return e.what();
+  }
+  std::filesystem::remove(path);
+  FAIL("no error for data file:\n" << text);
+  return "";
+}
+}  // namespace
+
+TEST_CASE("a LAMMPS data file is read with ids, types, images and velocities", "[data]") {
+  const std::string path = write_temp(kData);
+  const BuiltSystem s = read_lammps_data(path, {});
+  std::filesystem::remove(path);
+  CHECK(s.natoms_total == 3);
+  CHECK(s.atoms.ntypes == 2);
+  CHECK(s.atoms.mass_of_type[2] == 2.5);
+  CHECK(s.box.lo[2] == -5);
+  CHECK(s.has_velocities);
+  const auto& a = s.atoms;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (a.id[i] == 3) {
+      CHECK(a.type[i] == 2);
+      CHECK(a.z[i] == 3.0);
+      CHECK(a.iz[i] == 1);
+      CHECK(a.vx[i] == -0.1);
+    }
+    if (a.id[i] == 2) {
+      CHECK(a.ix[i] == -1);
+      CHECK(a.iy[i] == 2);
+      CHECK(a.vz[i] == 3.0);
+    }
+  }
+}
+
+TEST_CASE("bad data files name file, line and section", "[data]") {
+  struct Bad {
+    std::string text, expect;
+  };
+  const std::vector<Bad> bad = {
+      {replace(kData, "Masses\n\n1 1.0\n2 2.5\n\n", ""), "Masses: the file has no Masses section"},
+      {replace(kData, "Atoms # atomic", "Atoms # full"), ":15: Atoms: atom style 'full' is not supported"},
+      {replace(kData, "1 1 4.0 5.0 -4.0", "1 1 4.0 11.0 -4.0"), ":18: Atoms: atom 1 at y = 11 is outside the box"},
+      {replace(kData, "1 1 4.0 5.0 -4.0", "1 1 4.0 5.0 -6.0"), ":18: Atoms: atom 1 at z = -6 is outside the box"},
+      {replace(kData, "2 1 7.5", "3 1 7.5"), ":19: Atoms: atom id 3 appears twice"},
+      {replace(kData, "1 1 4.0 5.0", "1 3 4.0 5.0"), "Atoms: atom 1 has type 3 outside 1..2"},
+      {replace(kData, "3 atoms", "4 atoms"), "Atoms: section ends after 3 of 4 entries"},
+      {replace(kData, "3 atoms", "2 atoms"), "Atoms: more entries than the 2 the header announces"},
+      {replace(kData, "-5 5 zlo zhi", "5 -5 zlo zhi"), ":8: zlo zhi: the upper bound must be above the lower bound"},
+      {replace(kData, "0 10 ylo yhi\n", ""), "ylo yhi: the header has no box bounds"},
+      {replace(kData, "-5 5 zlo zhi", "-5 5 zlo zhi\n0 0 0 xy xz yz"), "triclinic boxes are not supported"},
+      {replace(kData, "7.5 8.5 4.5", "7.5 nan 4.5"), "Atoms: 'nan' is not a finite number"},
+      {replace(kData, "2 1 2 3", "9 1 2 3"), "Velocities: atom id 9 is not in the Atoms section"},
+      {replace(kData, "2 2.5", "2 -2.5"), "Masses: mass of type 2 must be positive"},
+      {replace(kData, "3 atoms", "-3 atoms"), "atoms: atom count must be positive"},
+      {replace(kData, "Velocities", "Bonds"), "Bonds: unsupported section"},
+  };
+  for (const auto& b : bad) {
+    INFO(b.text);
+    CHECK_THAT(error_of(b.text), Catch::Contains(b.expect));
+  }
+  CHECK_THROWS_AS(read_lammps_data("/nonexistent/x.data", {}), InputError);
+}

@@ -1,0 +1,152 @@
+// Tessera against LAMMPS (Debian package, 29 Sep 2021) on melted
+// configurations that LAMMPS wrote: tests/reference/make_references.sh
+// regenerates every file used here.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "run/simulation.hpp"
+#include "test_support.hpp"
+
+using namespace tessera;
+using test::reference;
+
+namespace {
+
+struct Case {
+  std::string name;
+  std::string potential_yaml;
+};
+
+const Case kLJ{"lj", R"(
+  style: lj/cut
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+)"};
+const Case kMorse{"morse", R"(
+  style: morse
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], d0: 1.0, alpha: 3.0, r0: 1.2}
+)"};
+// Unlike pair 1-2 comes from the default Lorentz-Berthelot mixing, as
+// LAMMPS's pair_modify mix arithmetic.
+const Case kMix{"mix", R"(
+  style: lj/cut
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+    - {types: [2, 2], epsilon: 0.5, sigma: 1.2}
+)"};
+
+std::string deck_yaml(const std::string& data, const std::string& potential, long steps, bool shift = false) {
+  std::string pot = potential;
+  if (shift) pot += "  shift: true\n";
+  return "system: {read_data: " + reference(data) + "}\npotential:" + pot +
+         "neighbor: {skin: 0.3, every: 1, delay: 0, check: true}\n"
+         "integrator: {style: nve, dt: 0.005}\nrun: {steps: " +
+         std::to_string(steps) + "}\n";
+}
+
+struct DumpAtom {
+  double f[3];
+};
+
+std::map<AtomId, DumpAtom> read_dump_forces(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::string line;
+  while (std::getline(in, line) && line.rfind("ITEM: ATOMS", 0) != 0) {
+  }
+  REQUIRE(line == "ITEM: ATOMS id type x y z fx fy fz");
+  std::map<AtomId, DumpAtom> out;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    AtomId id;
+    int type;
+    double x, y, z;
+    DumpAtom a;
+    ls >> id >> type >> x >> y >> z >> a.f[0] >> a.f[1] >> a.f[2];
+    out[id] = a;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("forces on LAMMPS melts agree to 1e-10 per atom", "[lammps]") {
+  for (const Case& c : {kLJ, kMorse, kMix}) {
+    INFO(c.name);
+    Simulation sim(test::deck_from(deck_yaml(c.name + "_melt.data", c.potential_yaml, 0)));
+    sim.setup();
+    const auto ref = read_dump_forces(reference(c.name + "_forces.dump"));
+    const auto& a = sim.atoms();
+    REQUIRE(ref.size() == a.nlocal);
+    double worst = 0, fmax = 0;
+    for (std::size_t i = 0; i < a.nlocal; ++i) {
+      const auto& r = ref.at(a.id[i]).f;
+      const double d = std::sqrt(std::pow(a.fx[i] - r[0], 2) + std::pow(a.fy[i] - r[1], 2) + std::pow(a.fz[i] - r[2], 2));
+      const double m = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) +
+                       std::sqrt(a.fx[i] * a.fx[i] + a.fy[i] * a.fy[i] + a.fz[i] * a.fz[i]);
+      worst = std::max(worst, 2 * d / m);
+      fmax = std::max(fmax, m / 2);
+    }
+    CHECK(fmax > 10.0);  // a real melt: forces far from zero
+    CHECK(worst <= 1e-10);
+  }
+}
+
+TEST_CASE("thermo of LAMMPS melts: step 0 agrees to 1e-12", "[lammps]") {
+  struct Run0 {
+    Case c;
+    bool shift;
+    std::string csv;
+  };
+  for (const Run0& r : {Run0{kLJ, false, "lj_run0.csv"}, Run0{kLJ, true, "lj_shift_run0.csv"},
+                        Run0{kMorse, false, "morse_run0.csv"}, Run0{kMix, false, "mix_run0.csv"}}) {
+    INFO(r.csv);
+    Simulation sim(test::deck_from(deck_yaml(r.c.name + "_melt.data", r.c.potential_yaml, 0, r.shift)));
+    sim.setup();
+    const ThermoValues v = sim.thermo();
+    auto ref = test::read_csv(reference(r.csv));
+    CHECK(test::rel_diff(v.temp, ref["temp"][0]) < 1e-12);
+    CHECK(test::rel_diff(v.pe, ref["pe"][0]) < 1e-12);
+    CHECK(test::rel_diff(v.ke, ref["ke"][0]) < 1e-12);
+    CHECK(test::rel_diff(v.etotal, ref["etotal"][0]) < 1e-12);
+    CHECK(test::rel_diff(v.press, ref["press"][0]) < 1e-12);
+  }
+}
+
+TEST_CASE("1000 NVE steps from a LAMMPS data file follow LAMMPS", "[lammps]") {
+  for (const Case& c : {kLJ, kMorse}) {
+    INFO(c.name);
+    const auto ref = test::read_csv(reference(c.name + "_nve_1000.csv"));
+    REQUIRE(ref.at("step").size() == 1001);
+    Simulation sim(test::deck_from(deck_yaml(c.name + "_melt.data", c.potential_yaml, 1000)));
+    sim.setup();
+    std::vector<ThermoValues> ours{sim.thermo()};
+    for (int s = 0; s < 1000; ++s) {
+      sim.run(1, nullptr);
+      ours.push_back(sim.thermo());
+    }
+    double worst_early = 0, worst_e = 0, t_ours = 0, t_ref = 0;
+    for (int s = 0; s <= 1000; ++s) {
+      const double de = std::abs(ours[s].etotal - ref.at("etotal")[s]);
+      if (s <= 100) worst_early = std::max(worst_early, de);
+      worst_e = std::max(worst_e, de);
+      if (s >= 500) {
+        t_ours += ours[s].temp;
+        t_ref += ref.at("temp")[s];
+      }
+    }
+    // Early on the two trajectories are the same to rounding; later they
+    // part (chaos) but must stay on the same energy shell and temperature.
+    CHECK(worst_early <= 1e-8);
+    CHECK(worst_e <= 5e-3);
+    CHECK(t_ours / t_ref == Approx(1.0).epsilon(0.03));
+    CHECK(std::abs(ours[1000].etotal - ours[0].etotal) < 5e-3);
+  }
+}

@@ -1,0 +1,79 @@
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "run/simulation.hpp"
+#include "test_support.hpp"
+
+using namespace tessera;
+
+TEST_CASE("Verlet list holds exactly the pairs within cutoff + skin (brute force)", "[neighbor]") {
+  Simulation sim(test::deck_from(test::lj_lattice_yaml(5, 1.0, 0, "{style: nve, dt: 0.005}")));
+  auto& a = sim.atoms();
+  for (std::size_t i = 0; i < a.nlocal; ++i) {  // random-ish displacements, some across the box faces
+    a.x[i] += 0.6 * std::sin(12.9898 * a.id[i]);
+    a.y[i] += 0.6 * std::sin(78.233 * a.id[i]);
+    a.z[i] += 0.6 * std::sin(37.719 * a.id[i]);
+  }
+  sim.setup();
+  const Box& box = sim.box();
+  const double reach = sim.reach();
+  const auto& nl = sim.neighbor_list();
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    std::multiset<std::pair<AtomId, long>> expect, got;
+    for (std::size_t j = 0; j < a.nlocal; ++j) {
+      // Every periodic image of j within reach of i (the box is > 2 reach wide, so at most one per axis).
+      for (int sx = -1; sx <= 1; ++sx)
+        for (int sy = -1; sy <= 1; ++sy)
+          for (int sz = -1; sz <= 1; ++sz) {
+            if (i == j && sx == 0 && sy == 0 && sz == 0) continue;
+            const double dx = a.x[i] - (a.x[j] + sx * box.length(0));
+            const double dy = a.y[i] - (a.y[j] + sy * box.length(1));
+            const double dz = a.z[i] - (a.z[j] + sz * box.length(2));
+            if (dx * dx + dy * dy + dz * dz < reach * reach)
+              expect.insert({a.id[j], std::lround(1e6 * (dx * dx + dy * dy + dz * dz))});
+          }
+    }
+    for (int k = 0; k < nl.count[i]; ++k) {
+      const int j = nl.index[i * nl.stride + k];
+      const double dx = a.x[i] - a.x[j], dy = a.y[i] - a.y[j], dz = a.z[i] - a.z[j];
+      got.insert({a.id[j], std::lround(1e6 * (dx * dx + dy * dy + dz * dz))});
+    }
+    REQUIRE(got == expect);
+    checked += got.size();
+  }
+  CHECK(checked > 50 * a.nlocal);
+}
+
+TEST_CASE("spatial sort keeps every atom and groups neighbours in memory", "[neighbor]") {
+  Simulation sim(test::deck_from(test::lj_lattice_yaml(6, 1.0, 0, "{style: nve, dt: 0.005}")));
+  std::vector<AtomId> before(sim.atoms().id.begin(), sim.atoms().id.begin() + sim.atoms().nlocal);
+  sim.setup();
+  const auto& a = sim.atoms();
+  std::vector<AtomId> after(a.id.begin(), a.id.begin() + a.nlocal);
+  CHECK(before != after);  // the lattice order is not cell order
+  std::sort(after.begin(), after.end());
+  std::sort(before.begin(), before.end());
+  CHECK(before == after);
+  // Consecutive atoms are close in space after the sort.
+  double mean_gap = 0;
+  for (std::size_t i = 1; i < a.nlocal; ++i)
+    mean_gap += std::sqrt(std::pow(a.x[i] - a.x[i - 1], 2) + std::pow(a.y[i] - a.y[i - 1], 2) +
+                          std::pow(a.z[i] - a.z[i - 1], 2));
+  mean_gap /= a.nlocal - 1;
+  CHECK(mean_gap < 0.25 * sim.box().length(0));
+}
+
+TEST_CASE("lists are rebuilt only when an atom moved more than half the skin", "[neighbor]") {
+  Simulation sim(test::deck_from(test::lj_lattice_yaml(5, 1.44, 0, "{style: nve, dt: 0.005}")));
+  sim.setup();
+  const long builds0 = sim.neighbor_list().builds;
+  // Each step moves atoms by dt |v| ~ 0.01; the first rebuild needs > 0.15.
+  sim.run(3, nullptr);
+  CHECK(sim.neighbor_list().builds == builds0);
+  sim.run(200, nullptr);
+  CHECK(sim.neighbor_list().builds > builds0 + 3);
+  CHECK(sim.neighbor_list().builds < builds0 + 100);
+}

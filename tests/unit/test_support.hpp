@@ -1,0 +1,63 @@
+#pragma once
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "deck/deck.hpp"
+
+namespace tessera::test {
+
+inline std::string reference(const std::string& name) { return std::string(TESSERA_REFERENCE_DIR) + "/" + name; }
+
+// A deck from YAML text; `path` only names it in messages.
+inline Deck deck_from(const std::string& yaml, const std::string& path = "test.yaml") { return parse_deck(yaml, path); }
+
+// A small LJ deck; `extra` is appended verbatim (YAML), `body` replaces the defaults.
+inline std::string lj_lattice_yaml(int cells, double temperature, long steps, const std::string& integrator,
+                                   bool shift = false) {
+  return fmt::format(R"(
+system:
+  lattice: {{style: fcc, density: 0.8442, cells: [{0}, {0}, {0}]}}
+velocity: {{temperature: {1}, seed: 4711}}
+potential:
+  style: lj/cut
+  cutoff: 2.5
+  shift: {4}
+  coeffs:
+    - {{types: [1, 1], epsilon: 1.0, sigma: 1.0}}
+neighbor: {{skin: 0.3}}
+integrator: {3}
+run: {{steps: {2}}}
+)",
+                     cells, temperature, steps, integrator, shift ? "true" : "false");
+}
+
+// Reads a CSV with a header into columns by name.
+inline std::map<std::string, std::vector<double>> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  std::stringstream hs(line);
+  for (std::string c; std::getline(hs, c, ',');) names.push_back(c);
+  std::map<std::string, std::vector<double>> cols;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::stringstream ls(line);
+    std::size_t k = 0;
+    for (std::string c; std::getline(ls, c, ',') && k < names.size(); ++k) cols[names[k]].push_back(std::stod(c));
+  }
+  return cols;
+}
+
+inline double rel_diff(double a, double b) {
+  const double s = std::abs(a) + std::abs(b);
+  return s == 0 ? 0.0 : 2.0 * std::abs(a - b) / s;
+}
+
+}  // namespace tessera::test
