@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev catch2 libcli11-dev libfmt-dev
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
   lammps python3-numpy

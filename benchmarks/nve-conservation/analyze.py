@@ -54,6 +54,10 @@ def read_lammps_log(path):
     cols = {names.get(h, h): data[:, i] for i, h in enumerate(header)}
     if loop:
         loop["atom_steps_per_s"] = loop["natoms"] * loop["steps"] / loop["loop_s"]
+    for line in lines:
+        m = re.match(r"(Neighbor list builds|Dangerous builds) = (\d+)", line)
+        if m:
+            loop["builds" if m.group(1).startswith("Neighbor") else "dangerous"] = int(m.group(2))
     return cols, loop, version
 
 
@@ -75,6 +79,9 @@ def read_tessera_summary(path):
     m = re.search(r"^Performance: (\S+) atom-steps/s", text, re.M)
     if m:
         out["atom_steps_per_s"] = float(m.group(1))
+    m = re.search(r"^Neighbor list builds: (\d+)", text, re.M)
+    if m:
+        out["builds"] = int(m.group(1))
     m = re.search(r"^Tessera (.*)$", text, re.M)
     out["version"] = m.group(1).strip() if m else "?"
     return out, text
@@ -144,6 +151,8 @@ def fmt_s(x):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", required=True)
+    ap.add_argument("--commit", help="Tessera commit when the run started (default: HEAD now)")
+    ap.add_argument("--tree-state", help="'clean' or 'dirty' (or a note) when the run started")
     ap.add_argument("--results-dir", required=True)
     ap.add_argument("--lammps-log", required=True)
     ap.add_argument("--tessera-csv", required=True)
@@ -199,6 +208,8 @@ def main():
     print()
     print(f"Tessera criterion: max abs(E(t) - E(0)) <= {TOLERANCE:g} at every sampled step: "
           f"{tes['max_dev']:.3e} -> {verdict}")
+    print(f"(LAMMPS reference on the same band: {lmp['max_dev']:.3e} -> "
+          f"{'within' if lmp['max_dev'] <= TOLERANCE else 'outside'})")
 
     # --- plot ----------------------------------------------------------------
     os.makedirs(args.results_dir, exist_ok=True)
@@ -232,6 +243,11 @@ def main():
 
     # --- markdown report -----------------------------------------------------
     commit, dirty = repo_info(args.repo)
+    if args.commit:
+        commit = args.commit
+    if args.tree_state:
+        dirty = {"clean": "clean", "dirty": "dirty (uncommitted changes to tracked files)"}.get(
+            args.tree_state, args.tree_state)
     md = []
     md.append(f"# NVE energy conservation: Tessera vs LAMMPS ({args.date})")
     md.append("")
@@ -249,10 +265,15 @@ def main():
     md.append(f"**Criterion** (Tessera): max |E(t) - E(0)| <= {TOLERANCE:g} at every sampled step. "
               f"**Result: {verdict}** (max |E(t) - E(0)| = {tes['max_dev']:.3e} at step {tes['max_dev_step']}).")
     md.append("")
+    ref = "within" if lmp["max_dev"] <= TOLERANCE else "outside"
+    md.append(f"For reference, LAMMPS on the same deck stayed {ref} the same band in this run "
+              f"(max |E(t) - E(0)| = {lmp['max_dev']:.3e}, drift {lmp['drift']:.3e}, "
+              f"slope {lmp['slope_per_1e5']:.3e} per 1e5 steps).")
+    md.append("")
     md.append("## Setup")
     md.append("")
     md.append(f"- Machine: {machine_info()}")
-    md.append(f"- Tessera commit: `{commit}` in `{args.repo}`, work tree {dirty}; "
+    md.append(f"- Tessera commit: `{commit}` in `{args.repo}` when the run started, work tree {dirty}; "
               f"binary `{args.tessera_binary}` reports `{tes_loop.get('version', '?')}`")
     md.append(f"- LAMMPS: {lmp_version}, {lmp_loop.get('procs', '?')} MPI rank")
     md.append("- Both runs on one core (1 MPI rank / 1 thread), one after the other.")
@@ -292,6 +313,8 @@ def main():
 
     md.append(f"| loop time (s) | {g(lmp_loop, 'loop_s', '{:.2f}')} | {g(tes_loop, 'loop_s', '{:.2f}')} |")
     md.append(f"| wall time incl. setup (s) | {args.lammps_wall} | {args.tessera_wall} |")
+    md.append(f"| neighbour-list builds | {g(lmp_loop, 'builds', '{}')} "
+              f"({g(lmp_loop, 'dangerous', '{}')} dangerous) | {g(tes_loop, 'builds', '{}')} |")
     md.append(f"| load average before the run (1/5/15 min) | {args.lammps_load} | {args.tessera_load} |")
     md.append(f"| atom-steps/s | {g(lmp_loop, 'atom_steps_per_s', '{:.4g}')} | "
               f"{g(tes_loop, 'atom_steps_per_s', '{:.4g}')} |")

@@ -12,7 +12,8 @@
 #   RESULTS_DIR=D   where the markdown report and the PNG go
 #                   (default: <repo>/benchmarks/results for a full run)
 #   LMP=PATH        LAMMPS executable (default: /usr/bin/lmp)
-#   LMP_SUFFIX=S    LAMMPS accelerator suffix (default: opt; empty for none)
+#   LMP_SUFFIX=S    LAMMPS accelerator suffix, e.g. opt (default: none, the plain
+#                   styles that issue 2's reference figures came from)
 #   PYTHON=PATH     Python with numpy and matplotlib (default: /usr/bin/python3)
 #   KEEP_SCRATCH=1  keep the scratch directory of a full run
 set -euo pipefail
@@ -33,7 +34,7 @@ if [ ! -x "$tessera" ]; then
 fi
 
 lmp="${LMP:-/usr/bin/lmp}"
-lmp_suffix="${LMP_SUFFIX-opt}"
+lmp_suffix="${LMP_SUFFIX:-}"
 python="${PYTHON:-/usr/bin/python3}"
 command -v "$lmp" >/dev/null || { echo "run.sh: LAMMPS not found: $lmp" >&2; exit 2; }
 command -v "$python" >/dev/null || { echo "run.sh: Python not found: $python" >&2; exit 2; }
@@ -47,8 +48,16 @@ fi
 thermo_every=1000
 if [ "$steps" -ne "$full_steps" ]; then
   thermo_every=$(( steps / 100 ))
-  [ "$thermo_every" -gt 1000 ] && thermo_every=1000
-  [ "$thermo_every" -lt 1 ] && thermo_every=1
+  if [ "$thermo_every" -gt 1000 ]; then thermo_every=1000; fi
+  if [ "$thermo_every" -lt 1 ]; then thermo_every=1; fi
+fi
+
+# Record the commit now: other work may commit while the benchmark runs.
+commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
+if [ -n "$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  tree_state=dirty
+else
+  tree_state=clean
 fi
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/nve-conservation.XXXXXX")"
@@ -80,7 +89,7 @@ grep -q "steps: $steps}" "$scratch/tessera.yaml" || { echo "run.sh: could not se
 grep -Eq "^run[[:space:]]+$steps\$" "$scratch/lammps.lmp" || { echo "run.sh: could not set the LAMMPS step count" >&2; exit 2; }
 
 lmp_args=(-in lammps.lmp -log lammps.log -screen none)
-[ -n "$lmp_suffix" ] && lmp_args=(-sf "$lmp_suffix" "${lmp_args[@]}")
+if [ -n "$lmp_suffix" ]; then lmp_args=(-sf "$lmp_suffix" "${lmp_args[@]}"); fi
 lmp_cmd="OMP_NUM_THREADS=1 $lmp ${lmp_args[*]}"
 tessera_cmd="OMP_NUM_THREADS=1 $tessera run tessera.yaml --threads 1"
 
@@ -114,7 +123,7 @@ tessera_wall=$(secs $(( t1 - t0 )))
 grep -E "^Loop time|^Performance" tessera.out || true
 
 "$python" "$here/analyze.py" \
-  --repo "$repo" \
+  --repo "$repo" --commit "$commit" --tree-state "$tree_state" \
   --results-dir "$results_dir" \
   --steps "$steps" --full-steps "$full_steps" \
   --lammps-log "$scratch/lammps.log" \

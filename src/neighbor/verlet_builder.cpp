@@ -39,6 +39,7 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   const int nall = static_cast<int>(a.nall());
   const int nlocal = static_cast<int>(a.nlocal);
   bin_atoms(g, a.x.data(), a.y.data(), a.z.data(), nall, bins_);
+  gather_binned_positions(a.x.data(), a.y.data(), a.z.data(), bins_);
   stencil_ = make_stencil(g);
   const int nst = static_cast<int>(stencil_.size() / 3);
   const double reach_sq = reach * reach;
@@ -59,11 +60,12 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
         const int ox = cx + stencil_[3 * s], oy = cy + stencil_[3 * s + 1], oz = cz + stencil_[3 * s + 2];
         if (ox < 0 || oy < 0 || oz < 0 || ox >= g.n[0] || oy >= g.n[1] || oz >= g.n[2]) continue;
         const int c = g.index(ox, oy, oz);
+        const double* p = bins_.xyz.data();
         for (int m = bins_.start[c]; m < bins_.start[c + 1]; ++m) {
-          const int j = bins_.atoms[m];
-          if (j == i) continue;
-          const double dx = xi - a.x[j], dy = yi - a.y[j], dz = zi - a.z[j];
+          const double dx = xi - p[4 * m], dy = yi - p[4 * m + 1], dz = zi - p[4 * m + 2];
           if (dx * dx + dy * dy + dz * dz < reach_sq) {
+            const int j = bins_.atoms[m];
+            if (j == i) continue;
             if (k < stride) list[k] = j;
             ++k;
           }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The command-line contract: run, validate, --help, --version, exit codes,
+# and that output already written survives a run that stops.
+set -uo pipefail
+bin=$(realpath "$1")
+src=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail=0
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
+}
+
+"$bin" --help > help.txt 2>&1
+check "--help exits 0" test $? -eq 0
+check "--help lists run and validate" grep -q "validate" help.txt
+"$bin" --version > version.txt 2>&1
+check "--version exits 0" test $? -eq 0
+check "--version names the commit" grep -Eq "^tessera [0-9]+\.[0-9]+\.[0-9]+ \(commit " version.txt
+"$bin" frobnicate > /dev/null 2>&1
+check "unknown command exits 2" test $? -eq 2
+"$bin" run > /dev/null 2>&1
+check "run without a deck exits 2" test $? -eq 2
+
+"$bin" validate "$src/inputs/lj-melt.yaml" > validate.txt 2>&1
+check "validate lj-melt exits 0" test $? -eq 0
+check "validate reports the atom count" grep -q "OK (32000 atoms" validate.txt
+check "validate writes no output file" test ! -e lj-melt.thermo.csv
+
+"$bin" run "$src/inputs/lj-melt.yaml" > run.txt 2>&1
+check "run lj-melt exits 0" test $? -eq 0
+check "thermo CSV header" test "$(head -n 1 lj-melt.thermo.csv)" = "step,temp,pe,ke,etotal,press"
+check "thermo CSV has steps 0..100 every 10" test "$(cut -d, -f1 lj-melt.thermo.csv | tail -n +2 | tr '\n' ' ')" = "0 10 20 30 40 50 60 70 80 90 100 "
+check "step 0 temperature is the requested 1.44" grep -Eq "^0,1\.44000000000000" lj-melt.thermo.csv
+check "thermo table on screen" grep -Eq "^ +Step +Temp +PotEng +KinEng +TotEng +Press" run.txt
+check "summary: atom-steps/s" grep -Eq "^Performance: [0-9.e+]+ atom-steps/s" run.txt
+check "summary: phase table" bash -c "grep -Eq '^Pair ' run.txt && grep -Eq '^Neighbor ' run.txt && grep -Eq '^Communicate ' run.txt && grep -Eq '^Output ' run.txt && grep -Eq '^Integrate ' run.txt"
+
+# A run that blows up: exit 3, the message names step and atom, and the
+# thermo lines written before the failure are intact.
+sed -e 's/dt: 0.005/dt: 0.04/' -e 's/temperature: 1.44/temperature: 30.0/' -e 's/every: 10, file: lj-melt.thermo.csv/every: 1, file: blowup.csv/' \
+  "$src/inputs/lj-melt.yaml" > blowup.yaml
+"$bin" run blowup.yaml > blowup.out 2> blowup.err
+rc=$?
+check "blow-up exits 3" test $rc -eq 3
+check "blow-up names step, atom and position" grep -Eq "step [0-9]+: atom [0-9]+ at \(" blowup.err
+check "blow-up keeps the thermo written so far" bash -c "test \$(wc -l < blowup.csv) -ge 2 && head -n 1 blowup.csv | grep -q '^step,temp'"
+check "blow-up still prints the summary" grep -q "Loop time of" blowup.out
+
+# A bad deck must not truncate an output file of an earlier run.
+cp lj-melt.thermo.csv keep.csv
+sed -e 's/file: lj-melt.thermo.csv/file: keep.csv/' -e 's/skin: 0.3/skin: -1/' "$src/inputs/lj-melt.yaml" > bad.yaml
+"$bin" run bad.yaml > /dev/null 2>&1
+check "bad deck exits 2" test $? -eq 2
+check "bad deck leaves earlier output alone" cmp -s keep.csv lj-melt.thermo.csv
+
+exit $fail
