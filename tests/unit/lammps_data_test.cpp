@@ -44,12 +44,6 @@ std::string write_temp(const std::string& text) {
   return p.string();
 }
 
-std::string replace(std::string s, const std::string& from, const std::string& to) {
-  const auto p = s.find(from);
-  REQUIRE(p != std::string::npos);
-  return s.replace(p, from.size(), to);
-}
-
 std::string error_of(const std::string& text) {
   const std::string path = write_temp(text);
   try {
@@ -94,22 +88,22 @@ TEST_CASE("bad data files name file, line and section", "[data]") {
     std::string text, expect;
   };
   const std::vector<Bad> bad = {
-      {replace(kData, "Masses\n\n1 1.0\n2 2.5\n\n", ""), "Masses: the file has no Masses section"},
-      {replace(kData, "Atoms # atomic", "Atoms # full"), ":15: Atoms: atom style 'full' is not supported"},
-      {replace(kData, "1 1 4.0 5.0 -4.0", "1 1 4.0 11.0 -4.0"), ":18: Atoms: atom 1 at y = 11 is outside the box"},
-      {replace(kData, "1 1 4.0 5.0 -4.0", "1 1 4.0 5.0 -6.0"), ":18: Atoms: atom 1 at z = -6 is outside the box"},
-      {replace(kData, "2 1 7.5", "3 1 7.5"), ":19: Atoms: atom id 3 appears twice"},
-      {replace(kData, "1 1 4.0 5.0", "1 3 4.0 5.0"), "Atoms: atom 1 has type 3 outside 1..2"},
-      {replace(kData, "3 atoms", "4 atoms"), "Atoms: section ends after 3 of 4 entries"},
-      {replace(kData, "3 atoms", "2 atoms"), "Atoms: more entries than the 2 the header announces"},
-      {replace(kData, "-5 5 zlo zhi", "5 -5 zlo zhi"), ":8: zlo zhi: the upper bound must be above the lower bound"},
-      {replace(kData, "0 10 ylo yhi\n", ""), "ylo yhi: the header has no box bounds"},
-      {replace(kData, "-5 5 zlo zhi", "-5 5 zlo zhi\n0 0 0 xy xz yz"), "triclinic boxes are not supported"},
-      {replace(kData, "7.5 8.5 4.5", "7.5 nan 4.5"), "Atoms: 'nan' is not a finite number"},
-      {replace(kData, "2 1 2 3", "9 1 2 3"), "Velocities: atom id 9 is not in the Atoms section"},
-      {replace(kData, "2 2.5", "2 -2.5"), "Masses: mass of type 2 must be positive"},
-      {replace(kData, "3 atoms", "-3 atoms"), "atoms: atom count must be positive"},
-      {replace(kData, "Velocities", "Bonds"), "Bonds: unsupported section"},
+      {test::replace(kData, "Masses\n\n1 1.0\n2 2.5\n\n", ""), "Masses: the file has no Masses section"},
+      {test::replace(kData, "Atoms # atomic", "Atoms # full"), ":15: Atoms: atom style 'full' is not supported"},
+      {test::replace(kData, "1 1 4.0 5.0 -4.0", "1 1 4.0 11.0 -4.0"), ":18: Atoms: atom 1 at y = 11 is outside the box"},
+      {test::replace(kData, "1 1 4.0 5.0 -4.0", "1 1 4.0 5.0 -6.0"), ":18: Atoms: atom 1 at z = -6 is outside the box"},
+      {test::replace(kData, "2 1 7.5", "3 1 7.5"), ":19: Atoms: atom id 3 appears twice"},
+      {test::replace(kData, "1 1 4.0 5.0", "1 3 4.0 5.0"), "Atoms: atom 1 has type 3 outside 1..2"},
+      {test::replace(kData, "3 atoms", "4 atoms"), "Atoms: section ends after 3 of 4 entries"},
+      {test::replace(kData, "3 atoms", "2 atoms"), "Atoms: more entries than the 2 the header announces"},
+      {test::replace(kData, "-5 5 zlo zhi", "5 -5 zlo zhi"), ":8: zlo zhi: the upper bound must be above the lower bound"},
+      {test::replace(kData, "0 10 ylo yhi\n", ""), "ylo yhi: the header has no box bounds"},
+      {test::replace(kData, "-5 5 zlo zhi", "-5 5 zlo zhi\n0 0 0 xy xz yz"), "triclinic boxes are not supported"},
+      {test::replace(kData, "7.5 8.5 4.5", "7.5 nan 4.5"), "Atoms: 'nan' is not a finite number"},
+      {test::replace(kData, "2 1 2 3", "9 1 2 3"), "Velocities: atom id 9 is not in the Atoms section"},
+      {test::replace(kData, "2 2.5", "2 -2.5"), "Masses: mass of type 2 must be positive"},
+      {test::replace(kData, "3 atoms", "-3 atoms"), "atoms: atom count must be positive"},
+      {test::replace(kData, "Velocities", "Bonds"), "Bonds: unsupported section"},
   };
   for (const auto& b : bad) {
     INFO(b.text);

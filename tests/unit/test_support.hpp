@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,13 @@ inline std::map<std::string, std::vector<double>> read_csv(const std::string& pa
     for (std::string c; std::getline(ls, c, ',') && k < names.size(); ++k) cols[names[k]].push_back(std::stod(c));
   }
   return cols;
+}
+
+// `s` with the first `from` replaced by `to`; `from` must occur.
+inline std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto p = s.find(from);
+  if (p == std::string::npos) throw std::logic_error("test text lacks: " + from);
+  return s.replace(p, from.size(), to);
 }
 
 inline double rel_diff(double a, double b) {
