@@ -22,6 +22,8 @@ struct LatticeSpec {
   std::string style;     // sc | bcc | fcc
   double constant = 0;   // lattice constant (length); derived from density when given
   std::array<int, 3> cells{0, 0, 0};
+  std::vector<int> basis_types;  // type of each basis atom; empty: all type 1
+  DeckLocation basis_types_at;
 };
 
 struct SystemSpec {

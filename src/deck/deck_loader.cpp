@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -54,7 +55,7 @@ std::vector<double> read_masses(const YamlSection& s, int& ntypes) {
 }
 
 LatticeSpec read_lattice(const YamlSection& s) {
-  s.only({"style", "density", "constant", "cells"});
+  s.only({"style", "density", "constant", "cells", "basis_types"});
   LatticeSpec l;
   l.style = s.string("style");
   int nbasis = 0;
@@ -78,6 +79,18 @@ LatticeSpec read_lattice(const YamlSection& s) {
     total *= v;
     if (total > (1LL << 40)) throw_at(at, "lattice would hold more than 2^40 atoms");
   }
+  if (s.has("basis_types")) {
+    const YAML::Node b = s.node("basis_types");
+    l.basis_types_at = s.where("basis_types");
+    if (!b.IsSequence() || static_cast<int>(b.size()) != nbasis)
+      throw_at(l.basis_types_at, fmt::format("expected a list of {} atom types, one per basis atom of {}", nbasis, l.style));
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      const DeckLocation ak = location_of(b[k], s.file(), fmt::format("{}[{}]", l.basis_types_at.key, k));
+      const long long t = to_integer(b[k], ak);
+      if (t < 1) throw_at(ak, fmt::format("atom types start at 1, got {}", t));
+      l.basis_types.push_back(static_cast<int>(t));
+    }
+  }
   return l;
 }
 
@@ -89,7 +102,11 @@ SystemSpec read_system(const YamlSection& s, const std::string& deck_dir) {
   if (s.has("lattice")) {
     sys.lattice = read_lattice(s.section("lattice"));
     if (s.has("masses")) sys.masses = read_masses(s, sys.ntypes);
-    if (sys.ntypes == 0) sys.ntypes = 1;
+    int highest = 1;
+    for (int t : sys.lattice->basis_types) highest = std::max(highest, t);
+    if (sys.ntypes == 0) sys.ntypes = highest;
+    if (highest > sys.ntypes)
+      throw_at(sys.lattice->basis_types_at, fmt::format("type {} is above the {} atom type(s) of the system", highest, sys.ntypes));
     if (sys.masses.empty()) sys.masses.assign(sys.ntypes + 1, 1.0);
   } else {
     const std::string f = s.string("read_data");

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "system/build_system.hpp"
 
 namespace tessera {
@@ -25,7 +27,7 @@ BuiltSystem build_lattice(const LatticeSpec& l, int ntypes, const std::vector<do
       for (int cx = 0; cx < l.cells[0]; ++cx)
         for (int b = 0; b < nb; ++b, ++k) {
           a.id[k] = static_cast<AtomId>(k + 1);
-          a.type[k] = 1;
+          a.type[k] = l.basis_types.empty() ? 1 : l.basis_types[b];
           a.x[k] = (cx + basis[b][0]) * l.constant;
           a.y[k] = (cy + basis[b][1]) * l.constant;
           a.z[k] = (cz + basis[b][2]) * l.constant;

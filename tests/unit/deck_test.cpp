@@ -93,3 +93,25 @@ TEST_CASE("read_data resolves relative to the deck's folder", "[deck]") {
                             "some/dir/deck.yaml");
   CHECK(d.system.read_data == "some/dir/melt.data");
 }
+
+TEST_CASE("lattice basis types make a mixture on a lattice", "[deck]") {
+  const std::string yaml = test::replace(
+      test::replace(kGood, "lattice: {style: fcc, density: 0.8442, cells: [6, 6, 6]}",
+                    "lattice: {style: bcc, constant: 1.3, cells: [5, 5, 5], basis_types: [1, 2]}\n  masses: [1.0, 3.0]"),
+      "    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}", "    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}\n    - {types: [2, 2], epsilon: 0.5, sigma: 1.1}");
+  Simulation sim(parse_deck(yaml, "b2.yaml"));
+  const auto& a = sim.atoms();
+  REQUIRE(a.ntypes == 2);
+  int n2 = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    // bcc basis: corner atoms (odd ids) type 1, body centres (even ids) type 2
+    CHECK(a.type[i] == (a.id[i] % 2 == 0 ? 2 : 1));
+    n2 += a.type[i] == 2;
+  }
+  CHECK(n2 == 125);
+  CHECK(a.mass_of_type[2] == 3.0);
+  CHECK_THAT(error_of(test::replace(yaml, "basis_types: [1, 2]", "basis_types: [1, 2, 2]")),
+             Catch::Contains("system.lattice.basis_types: expected a list of 2 atom types, one per basis atom of bcc"));
+  CHECK_THAT(error_of(test::replace(yaml, "basis_types: [1, 2]", "basis_types: [1, 3]")),
+             Catch::Contains("system.lattice.basis_types: type 3 is above the 2 atom type(s) of the system"));
+}
