@@ -7,7 +7,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev catch2 libcli11-dev libfmt-dev
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
-  lammps python3-numpy
+  lammps python3-numpy python3-matplotlib
 )
 
 missing=()
