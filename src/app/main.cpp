@@ -1,7 +1,7 @@
 // tessera: command-line entry point. Turns exceptions into the documented
 // exit codes (docs/errors.md); everything else lives in the library.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
@@ -32,8 +32,7 @@ int cmd_run(const std::string& path, int threads, const std::string& backend) {
   Simulation sim(deck);  // every input check happens here, before any file is opened
   fmt::print("Tessera {}\n{}\n", version_string(), run_banner(sim));
   std::fflush(stdout);
-  ThermoWriter writer(deck.thermo.file, deck.thermo.screen,
-                      deck.integrator.style == IntegratorStyle::kNoseHoover);
+  ThermoWriter writer(deck.thermo.file, deck.thermo.screen, deck.integrator.style == IntegratorStyle::kNoseHoover);
   sim.setup();
   try {
     sim.run(deck.steps, &writer);
@@ -64,7 +63,8 @@ int main(int argc, char** argv) {
   int threads = 0;
   auto* run = app.add_subcommand("run", "Run the simulation a deck describes");
   run->add_option("deck", deck_path, "Input deck (YAML)")->required();
-  run->add_option("--threads", threads, "OpenMP threads (default: the deck's, then OMP_NUM_THREADS)")->check(CLI::NonNegativeNumber);
+  run->add_option("--threads", threads, "OpenMP threads (default: the deck's, then OMP_NUM_THREADS)")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--backend", backend, "Override the deck's backend")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
 
   std::string validate_path;

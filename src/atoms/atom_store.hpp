@@ -23,7 +23,7 @@ struct AtomStore {
   // Local only.
   std::vector<double> vx, vy, vz;
   std::vector<double> fx, fy, fz;
-  std::vector<int> ix, iy, iz;  // periodic image counts
+  std::vector<int> ix, iy, iz;     // periodic image counts
   std::vector<double> pe, virial;  // per-atom energy and virial trace
 
   std::size_t nall() const { return nlocal + nghost; }

@@ -19,8 +19,8 @@ struct DeckLocation {
 };
 
 struct LatticeSpec {
-  std::string style;     // sc | bcc | fcc
-  double constant = 0;   // lattice constant (length); derived from density when given
+  std::string style;    // sc | bcc | fcc
+  double constant = 0;  // lattice constant (length); derived from density when given
   std::array<int, 3> cells{0, 0, 0};
   std::vector<int> basis_types;  // type of each basis atom; empty: all type 1
   DeckLocation basis_types_at;
@@ -30,8 +30,8 @@ struct SystemSpec {
   std::optional<LatticeSpec> lattice;
   std::string read_data;  // resolved path (relative to the deck's folder)
   DeckLocation read_data_at;
-  int ntypes = 0;                 // 0: from the data file
-  std::vector<double> masses;     // index 0 unused; empty: from the data file
+  int ntypes = 0;              // 0: from the data file
+  std::vector<double> masses;  // index 0 unused; empty: from the data file
   DeckLocation masses_at;
 };
 

@@ -59,13 +59,20 @@ LatticeSpec read_lattice(const YamlSection& s) {
   LatticeSpec l;
   l.style = s.string("style");
   int nbasis = 0;
-  if (l.style == "sc") nbasis = 1;
-  else if (l.style == "bcc") nbasis = 2;
-  else if (l.style == "fcc") nbasis = 4;
-  else s.fail("style", fmt::format("unknown lattice '{}' (known: sc, bcc, fcc)", l.style));
-  if (s.has("density") == s.has("constant")) s.fail_here("give exactly one of 'density' (atoms per volume) or 'constant' (lattice constant)");
-  if (s.has("density")) l.constant = std::cbrt(nbasis / positive(s, "density"));
-  else l.constant = positive(s, "constant");
+  if (l.style == "sc")
+    nbasis = 1;
+  else if (l.style == "bcc")
+    nbasis = 2;
+  else if (l.style == "fcc")
+    nbasis = 4;
+  else
+    s.fail("style", fmt::format("unknown lattice '{}' (known: sc, bcc, fcc)", l.style));
+  if (s.has("density") == s.has("constant"))
+    s.fail_here("give exactly one of 'density' (atoms per volume) or 'constant' (lattice constant)");
+  if (s.has("density"))
+    l.constant = std::cbrt(nbasis / positive(s, "density"));
+  else
+    l.constant = positive(s, "constant");
   const YAML::Node c = s.node("cells");
   const DeckLocation at = s.where("cells");
   if (!c.IsSequence() || c.size() != 3) throw_at(at, "expected three cell counts [nx, ny, nz]");
@@ -83,7 +90,8 @@ LatticeSpec read_lattice(const YamlSection& s) {
     const YAML::Node b = s.node("basis_types");
     l.basis_types_at = s.where("basis_types");
     if (!b.IsSequence() || static_cast<int>(b.size()) != nbasis)
-      throw_at(l.basis_types_at, fmt::format("expected a list of {} atom types, one per basis atom of {}", nbasis, l.style));
+      throw_at(l.basis_types_at,
+               fmt::format("expected a list of {} atom types, one per basis atom of {}", nbasis, l.style));
     for (std::size_t k = 0; k < b.size(); ++k) {
       const DeckLocation ak = location_of(b[k], s.file(), fmt::format("{}[{}]", l.basis_types_at.key, k));
       const long long t = to_integer(b[k], ak);
@@ -106,7 +114,8 @@ SystemSpec read_system(const YamlSection& s, const std::string& deck_dir) {
     for (int t : sys.lattice->basis_types) highest = std::max(highest, t);
     if (sys.ntypes == 0) sys.ntypes = highest;
     if (highest > sys.ntypes)
-      throw_at(sys.lattice->basis_types_at, fmt::format("type {} is above the {} atom type(s) of the system", highest, sys.ntypes));
+      throw_at(sys.lattice->basis_types_at,
+               fmt::format("type {} is above the {} atom type(s) of the system", highest, sys.ntypes));
     if (sys.masses.empty()) sys.masses.assign(sys.ntypes + 1, 1.0);
   } else {
     const std::string f = s.string("read_data");
@@ -143,10 +152,15 @@ PotentialSpec read_potential(const YamlSection& s) {
   p.cutoff_at = s.where("cutoff");
   p.shift = s.boolean("shift", false);
   const std::string mix = s.string("mixing", "lorentz-berthelot");
-  if (mix == "lorentz-berthelot" || mix == "arithmetic") p.mixing = Mixing::kLorentzBerthelot;
-  else if (mix == "geometric") p.mixing = Mixing::kGeometric;
-  else if (mix == "none") p.mixing = Mixing::kNone;
-  else s.fail("mixing", fmt::format("unknown mixing rule '{}' (known: lorentz-berthelot (or arithmetic), geometric, none)", mix));
+  if (mix == "lorentz-berthelot" || mix == "arithmetic")
+    p.mixing = Mixing::kLorentzBerthelot;
+  else if (mix == "geometric")
+    p.mixing = Mixing::kGeometric;
+  else if (mix == "none")
+    p.mixing = Mixing::kNone;
+  else
+    s.fail("mixing",
+           fmt::format("unknown mixing rule '{}' (known: lorentz-berthelot (or arithmetic), geometric, none)", mix));
 
   const YAML::Node list = s.node("coeffs");
   p.coeffs_at = s.where("coeffs");
@@ -220,7 +234,8 @@ IntegratorSpec read_integrator(const YamlSection& s) {
     in.damping = positive(s, "damping");
   }
   if (in.style == IntegratorStyle::kLangevin) in.seed = s.seed("seed");
-  if (in.style == IntegratorStyle::kNoseHoover) in.chain = static_cast<int>(s.has("chain") ? positive_int(s, "chain", 10) : 3);
+  if (in.style == IntegratorStyle::kNoseHoover)
+    in.chain = static_cast<int>(s.has("chain") ? positive_int(s, "chain", 10) : 3);
   return in;
 }
 
@@ -255,7 +270,8 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   d.text = text;
   const std::string dir = std::filesystem::path(path).parent_path().string();
   const YamlSection top(root, path, "");
-  top.only({"units", "backend", "threads", "system", "velocity", "potential", "neighbor", "integrator", "run", "output"});
+  top.only(
+      {"units", "backend", "threads", "system", "velocity", "potential", "neighbor", "integrator", "run", "output"});
   d.units = top.string("units", "lj");
   if (d.units != "lj") top.fail("units", fmt::format("unknown units '{}' (only 'lj' is supported)", d.units));
   d.backend = top.string("backend", "auto");
@@ -266,8 +282,10 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   d.system = read_system(top.section("system"), dir);
   if (top.has("velocity")) d.velocity = read_velocity(top.section("velocity"));
   d.potential = read_potential(top.section("potential"));
-  if (top.has("neighbor")) d.neighbor = read_neighbor(top.section("neighbor"));
-  else d.neighbor.skin_at = top.where("neighbor");
+  if (top.has("neighbor"))
+    d.neighbor = read_neighbor(top.section("neighbor"));
+  else
+    d.neighbor.skin_at = top.where("neighbor");
   d.integrator = read_integrator(top.section("integrator"));
   const YamlSection run = top.section("run");
   run.only({"steps"});

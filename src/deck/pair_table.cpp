@@ -14,7 +14,8 @@ std::vector<PairCoeffs> resolve_pair_table(const PotentialSpec& spec, int ntypes
   std::vector<char> given(table.size(), 0);
   for (const auto& e : spec.coeffs) {
     if (e.tj > ntypes)
-      throw_at(e.at, fmt::format("type pair {} {} names a type above the {} atom type(s) of the system", e.ti, e.tj, ntypes));
+      throw_at(e.at,
+               fmt::format("type pair {} {} names a type above the {} atom type(s) of the system", e.ti, e.tj, ntypes));
     table[e.ti * ntp + e.tj] = table[e.tj * ntp + e.ti] = e.coeffs;
     given[e.ti * ntp + e.tj] = given[e.tj * ntp + e.ti] = 1;
   }

@@ -78,9 +78,7 @@ YAML::Node YamlSection::require(const std::string& key) const {
 }
 
 double YamlSection::number(const std::string& key) const { return to_number(require(key), where(key)); }
-double YamlSection::number(const std::string& key, double fallback) const {
-  return has(key) ? number(key) : fallback;
-}
+double YamlSection::number(const std::string& key, double fallback) const { return has(key) ? number(key) : fallback; }
 long long YamlSection::integer(const std::string& key) const { return to_integer(require(key), where(key)); }
 long long YamlSection::integer(const std::string& key, long long fallback) const {
   return has(key) ? integer(key) : fallback;

@@ -21,7 +21,7 @@ class PeriodicGhosts {
   void update_positions(AtomStore& atoms, const Box& box) const;
 
  private:
-  std::vector<int> source_;  // local atom each ghost images
+  std::vector<int> source_;         // local atom each ghost images
   std::vector<signed char> shift_;  // 3 per ghost, in box lengths
 };
 

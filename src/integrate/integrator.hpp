@@ -16,9 +16,9 @@ class Integrator {
  public:
   Integrator(const IntegratorSpec& spec, long long natoms);
 
-  void initial(AtomStore& atoms);                 // (chain half step), half kick, drift
+  void initial(AtomStore& atoms);                // (chain half step), half kick, drift
   void post_force(AtomStore& atoms, long step);  // Langevin forces for this step
-  void final(AtomStore& atoms);                   // half kick, (chain half step)
+  void final(AtomStore& atoms);                  // half kick, (chain half step)
 
   // Energy stored in the thermostat, so that etotal + this is conserved
   // for Nose-Hoover. Zero for nve and langevin.

@@ -27,9 +27,9 @@ class PairStyleImpl final : public PairStyle {
   double max_cutoff() const override { return max_cutoff_; }
 
   void compute(AtomStore& a, const NeighborList& nl) const override {
-    PairForce<Pot> f{a.x.data(),     a.y.data(),  a.z.data(),  a.type.data(), nl.index.data(),
-                     nl.count.data(), nl.stride,  params_.data(), ntp_,        a.fx.data(),
-                     a.fy.data(),     a.fz.data(), a.pe.data(), a.virial.data()};
+    PairForce<Pot> f{a.x.data(),      a.y.data(),  a.z.data(),     a.type.data(),  nl.index.data(),
+                     nl.count.data(), nl.stride,   params_.data(), ntp_,           a.fx.data(),
+                     a.fy.data(),     a.fz.data(), a.pe.data(),    a.virial.data()};
     cpu_for(a.nlocal, f);
   }
 

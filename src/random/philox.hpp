@@ -47,7 +47,9 @@ TESSERA_HD inline Philox4x32 random_words(std::uint64_t seed, RandomStream strea
 }
 
 // Uniform in the open interval (0, 1): never 0, so log() is safe.
-TESSERA_HD inline double uniform_open01(std::uint32_t w) { return (static_cast<double>(w) + 0.5) * 2.3283064365386963e-10; }
+TESSERA_HD inline double uniform_open01(std::uint32_t w) {
+  return (static_cast<double>(w) + 0.5) * 2.3283064365386963e-10;
+}
 
 // Two standard normal numbers from two words (Box-Muller).
 TESSERA_HD inline void normal_pair(std::uint32_t a, std::uint32_t b, double& n0, double& n1) {

@@ -38,9 +38,7 @@ void Simulation::rebuild() {
   last_build_ = step_;
 }
 
-void Simulation::compute_forces() {
-  pair_->compute(atoms_, nlist_);
-}
+void Simulation::compute_forces() { pair_->compute(atoms_, nlist_); }
 
 void Simulation::setup() {
   timers_.start(Phase::kOther);
@@ -88,9 +86,10 @@ void Simulation::check_motion() const {
                                ? fmt::format("moved {:.6g} in one step, farther than {} {}", moved,
                                              deck_.neighbor.skin > 0 ? "the neighbor skin" : "half the cutoff", limit)
                                : std::string("has a non-finite position or velocity (NaN or inf)");
-  throw SimulationError(fmt::format("step {}: atom {} at ({:.10g}, {:.10g}, {:.10g}) {}; the run is stopped "
-                                    "(time step too large, atoms overlapping, or bad potential parameters)",
-                                    step_, a.id[i], a.x[i], a.y[i], a.z[i], what));
+  throw SimulationError(
+      fmt::format("step {}: atom {} at ({:.10g}, {:.10g}, {:.10g}) {}; the run is stopped "
+                  "(time step too large, atoms overlapping, or bad potential parameters)",
+                  step_, a.id[i], a.x[i], a.y[i], a.z[i], what));
 }
 
 void Simulation::run(long n, ThermoWriter* out) {

@@ -46,7 +46,8 @@ std::string performance_summary(const Simulation& sim) {
   s += fmt::format("\n{:<12} {:>12} {:>8}\n", "Phase", "time (s)", "%");
   for (int p = 0; p < static_cast<int>(Phase::kCount); ++p) {
     const double v = t.seconds(static_cast<Phase>(p));
-    s += fmt::format("{:<12} {:>12.6f} {:>8.2f}\n", phase_name(static_cast<Phase>(p)), v, total > 0 ? 100 * v / total : 0.0);
+    s += fmt::format("{:<12} {:>12.6f} {:>8.2f}\n", phase_name(static_cast<Phase>(p)), v,
+                     total > 0 ? 100 * v / total : 0.0);
   }
   s += fmt::format("{:<12} {:>12.6f} {:>8.2f}\n", "Total", total, 100.0);
   return s;

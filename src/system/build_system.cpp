@@ -13,7 +13,8 @@ BuiltSystem build_system(const Deck& deck) {
   BuiltSystem s = spec.lattice ? build_lattice(*spec.lattice, spec.ntypes, spec.masses)
                                : read_lammps_data(spec.read_data, spec.masses);
   if (spec.ntypes != 0 && !spec.lattice && spec.ntypes != s.atoms.ntypes)
-    throw_at(spec.read_data_at, fmt::format("the deck says {} atom types, the data file has {}", spec.ntypes, s.atoms.ntypes));
+    throw_at(spec.read_data_at,
+             fmt::format("the deck says {} atom types, the data file has {}", spec.ntypes, s.atoms.ntypes));
 
   // Every type pair must have coefficients; the largest cutoff sets the halo.
   const auto table = resolve_pair_table(deck.potential, s.atoms.ntypes);

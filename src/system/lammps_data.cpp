@@ -1,9 +1,9 @@
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <cerrno>
 #include <unordered_map>
 
 #include "core/error.hpp"
@@ -125,7 +125,9 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
   if (natoms < 0) f.fail("atoms", "the header has no '<N> atoms' line");
   if (ntypes < 0) f.fail("atom types", "the header has no '<N> atom types' line");
   for (int d = 0; d < 3; ++d)
-    if (!have_box[d]) f.fail(std::string(1, char('x' + d)) + "lo " + char('x' + d) + "hi", "the header has no box bounds for this axis");
+    if (!have_box[d])
+      f.fail(std::string(1, char('x' + d)) + "lo " + char('x' + d) + "hi",
+             "the header has no box bounds for this axis");
 
   AtomStore& a = s.atoms;
   a.ntypes = ntypes;
@@ -143,15 +145,19 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
     const std::string style = f.comment();
     section.clear();
     long long expect = 0;
-    if (name == "Masses") expect = ntypes;
-    else if (name == "Atoms" || name == "Velocities") expect = natoms;
-    else if (name == "Pair Coeffs") expect = ntypes;
-    else if (name == "PairIJ Coeffs") expect = static_cast<long long>(ntypes) * (ntypes + 1) / 2;
-    else f.fail(name, "unsupported section (atomic style data files have Masses, Atoms, Velocities)");
+    if (name == "Masses")
+      expect = ntypes;
+    else if (name == "Atoms" || name == "Velocities")
+      expect = natoms;
+    else if (name == "Pair Coeffs")
+      expect = ntypes;
+    else if (name == "PairIJ Coeffs")
+      expect = static_cast<long long>(ntypes) * (ntypes + 1) / 2;
+    else
+      f.fail(name, "unsupported section (atomic style data files have Masses, Atoms, Velocities)");
     if (name == "Atoms" && !style.empty() && style != "atomic")
       f.fail("Atoms", fmt::format("atom style '{}' is not supported (atomic only)", style));
-    if ((name == "Atoms" && seen_atoms) || (name == "Masses" && seen_masses))
-      f.fail(name, "section appears twice");
+    if ((name == "Atoms" && seen_atoms) || (name == "Masses" && seen_masses)) f.fail(name, "section appears twice");
     const bool velocities = name == "Velocities";
     if (velocities && !seen_atoms) f.fail(name, "the Velocities section must come after the Atoms section");
     long long got = 0;
@@ -190,7 +196,8 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
         int* img[3] = {&a.ix[k], &a.iy[k], &a.iz[k]};
         for (int d = 0; d < 3; ++d) {
           const long long v = tok.size() == 8 ? parse_int(f, tok[5 + d], name) : 0;
-          if (v < -(1LL << 30) || v > (1LL << 30)) f.fail(name, fmt::format("atom {} image flag {} is out of range", id, v));
+          if (v < -(1LL << 30) || v > (1LL << 30))
+            f.fail(name, fmt::format("atom {} image flag {} is out of range", id, v));
           *img[d] = static_cast<int>(v);
         }
       } else if (velocities) {
@@ -231,9 +238,18 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
   }
   // Atoms exactly on an upper face belong to the image on the lower face.
   for (std::size_t k = 0; k < a.nlocal; ++k) {
-    if (a.x[k] >= s.box.hi[0]) { a.x[k] = s.box.lo[0]; ++a.ix[k]; }
-    if (a.y[k] >= s.box.hi[1]) { a.y[k] = s.box.lo[1]; ++a.iy[k]; }
-    if (a.z[k] >= s.box.hi[2]) { a.z[k] = s.box.lo[2]; ++a.iz[k]; }
+    if (a.x[k] >= s.box.hi[0]) {
+      a.x[k] = s.box.lo[0];
+      ++a.ix[k];
+    }
+    if (a.y[k] >= s.box.hi[1]) {
+      a.y[k] = s.box.lo[1];
+      ++a.iy[k];
+    }
+    if (a.z[k] >= s.box.hi[2]) {
+      a.z[k] = s.box.lo[2];
+      ++a.iz[k];
+    }
   }
   s.natoms_total = natoms;
   return s;

@@ -71,7 +71,8 @@ ThermoWriter::ThermoWriter(const std::string& path, bool screen, bool show_econs
     : screen_(screen), econserve_(show_econserve) {
   if (!path.empty()) {
     csv_ = std::fopen(path.c_str(), "w");
-    if (!csv_) throw InputError(fmt::format("{}: output.thermo.file: cannot open for writing: {}", path, std::strerror(errno)));
+    if (!csv_)
+      throw InputError(fmt::format("{}: output.thermo.file: cannot open for writing: {}", path, std::strerror(errno)));
     std::fputs("step,temp,pe,ke,etotal,press\n", csv_);
     std::fflush(csv_);
   }

@@ -54,7 +54,8 @@ TEST_CASE("bad decks name file, line, column and key", "[deck]") {
     std::string yaml, expect;
   };
   const std::vector<Bad> bad = {
-      {test::replace(kGood, "run: {steps: 10}", "run: {steps: 10, stpes: 3}"), "bad.yaml:11:18: run.stpes: unknown key (allowed here: steps)"},
+      {test::replace(kGood, "run: {steps: 10}", "run: {steps: 10, stpes: 3}"),
+       "bad.yaml:11:18: run.stpes: unknown key (allowed here: steps)"},
       {test::replace(kGood, "neighbor: {skin: 0.3}", "neighbour: {skin: 0.3}"), "bad.yaml:9:1: neighbour: unknown key"},
       {test::replace(kGood, "dt: 0.005", "dt: fast"), "bad.yaml:10:30: integrator.dt: expected a number, got 'fast'"},
       {test::replace(kGood, "steps: 10", "steps: 1.5"), "bad.yaml:11:14: run.steps: expected an integer, got '1.5'"},
@@ -64,20 +65,27 @@ TEST_CASE("bad decks name file, line, column and key", "[deck]") {
       {test::replace(kGood, "skin: 0.3", "skin: -0.1"), "bad.yaml:9:18: neighbor.skin: must not be negative"},
       {test::replace(kGood, "cells: [6, 6, 6]", "cells: [3, 6, 6]"),
        "bad.yaml:6:11: potential.cutoff: cutoff 2.5 + neighbor skin 0.3 = 2.8 is longer than half the box along x"},
-      {test::replace(kGood, "style: lj/cut", "style: lj/long"), "bad.yaml:5:10: potential.style: unknown potential 'lj/long'"},
+      {test::replace(kGood, "style: lj/cut", "style: lj/long"),
+       "bad.yaml:5:10: potential.style: unknown potential 'lj/long'"},
       {test::replace(kGood, "epsilon: 1.0", "epsilon: .nan"), "potential.coeffs[0].epsilon: expected a finite number"},
-      {test::replace(kGood, "sigma: 1.0}", "sigma: 1.0, sgima: 2}"), "potential.coeffs[0].sgima: unknown key for lj/cut"},
-      {test::replace(kGood, "types: [1, 1]", "types: [1, 2]"), "bad.yaml:8:7: potential.coeffs[0]: type pair 1 2 names a type above"},
-      {test::replace(kGood, "cells: [6, 6, 6]}", "cells: [6, 6, 6]}\n  types: 2"), "potential.coeffs: no coefficients for type pair 2 2"},
-      {test::replace(kGood, "cells: [6, 6, 6]", "cells: [6, -6, 6]"), "system.lattice.cells[1]: cell count must be positive"},
+      {test::replace(kGood, "sigma: 1.0}", "sigma: 1.0, sgima: 2}"),
+       "potential.coeffs[0].sgima: unknown key for lj/cut"},
+      {test::replace(kGood, "types: [1, 1]", "types: [1, 2]"),
+       "bad.yaml:8:7: potential.coeffs[0]: type pair 1 2 names a type above"},
+      {test::replace(kGood, "cells: [6, 6, 6]}", "cells: [6, 6, 6]}\n  types: 2"),
+       "potential.coeffs: no coefficients for type pair 2 2"},
+      {test::replace(kGood, "cells: [6, 6, 6]", "cells: [6, -6, 6]"),
+       "system.lattice.cells[1]: cell count must be positive"},
       {test::replace(kGood, "style: nve", "style: nvt"), "integrator.style: unknown integrator 'nvt'"},
       {test::replace(kGood, "style: nve, dt: 0.005", "style: langevin, dt: 0.005, temperature: 1.0"),
        "integrator: missing required key 'integrator.damping'"},
       {test::replace(kGood, "seed: 1", "seed: -1"), "velocity.seed: expected a non-negative integer seed"},
-      {test::replace(kGood, "{temperature: 1.0, seed: 1}", "{temperature: 1.0, seed: 1"), "bad.yaml:4:10: YAML syntax error"},
-      {test::replace(kGood, "system:\n  lattice: {style: fcc, density: 0.8442, cells: [6, 6, 6]}", "system: 3"), "bad.yaml:1:9: system: expected a mapping of keys, got '3'"},
+      {test::replace(kGood, "{temperature: 1.0, seed: 1}", "{temperature: 1.0, seed: 1"),
+       "bad.yaml:4:10: YAML syntax error"},
+      {test::replace(kGood, "system:\n  lattice: {style: fcc, density: 0.8442, cells: [6, 6, 6]}", "system: 3"),
+       "bad.yaml:1:9: system: expected a mapping of keys, got '3'"},
       {test::replace(kGood, "  lattice: {style: fcc, density: 0.8442, cells: [6, 6, 6]}",
-               "  read_data: does-not-exist.data"),
+                     "  read_data: does-not-exist.data"),
        "does-not-exist.data: cannot open the data file"},
       {"", "the deck is empty"},
   };
@@ -88,17 +96,19 @@ TEST_CASE("bad decks name file, line, column and key", "[deck]") {
 }
 
 TEST_CASE("read_data resolves relative to the deck's folder", "[deck]") {
-  const Deck d = parse_deck(test::replace(kGood, "  lattice: {style: fcc, density: 0.8442, cells: [6, 6, 6]}",
-                                    "  read_data: melt.data"),
-                            "some/dir/deck.yaml");
+  const Deck d = parse_deck(
+      test::replace(kGood, "  lattice: {style: fcc, density: 0.8442, cells: [6, 6, 6]}", "  read_data: melt.data"),
+      "some/dir/deck.yaml");
   CHECK(d.system.read_data == "some/dir/melt.data");
 }
 
 TEST_CASE("lattice basis types make a mixture on a lattice", "[deck]") {
   const std::string yaml = test::replace(
-      test::replace(kGood, "lattice: {style: fcc, density: 0.8442, cells: [6, 6, 6]}",
-                    "lattice: {style: bcc, constant: 1.3, cells: [5, 5, 5], basis_types: [1, 2]}\n  masses: [1.0, 3.0]"),
-      "    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}", "    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}\n    - {types: [2, 2], epsilon: 0.5, sigma: 1.1}");
+      test::replace(
+          kGood, "lattice: {style: fcc, density: 0.8442, cells: [6, 6, 6]}",
+          "lattice: {style: bcc, constant: 1.3, cells: [5, 5, 5], basis_types: [1, 2]}\n  masses: [1.0, 3.0]"),
+      "    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}",
+      "    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}\n    - {types: [2, 2], epsilon: 0.5, sigma: 1.1}");
   Simulation sim(parse_deck(yaml, "b2.yaml"));
   const auto& a = sim.atoms();
   REQUIRE(a.ntypes == 2);

@@ -1,5 +1,5 @@
-#include <catch2/catch.hpp>
 #include <omp.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <numeric>
@@ -46,13 +46,20 @@ TEST_CASE("created velocities: exact T, zero momentum, independent of atom order
   int n1 = 0, n2 = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double k = a.mass_of_type[a.type[i]] * (a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i]);
-    if (a.type[i] == 1) { k1 += k; ++n1; } else { k2 += k; ++n2; }
+    if (a.type[i] == 1) {
+      k1 += k;
+      ++n1;
+    } else {
+      k2 += k;
+      ++n2;
+    }
   }
   CHECK(k1 / n1 == Approx(k2 / n2).epsilon(0.15));
 }
 
 TEST_CASE("results are bitwise independent of the thread count", "[determinism]") {
-  const std::string yaml = test::lj_lattice_yaml(6, 1.44, 0, "{style: langevin, dt: 0.005, temperature: 1.2, damping: 0.5, seed: 3}");
+  const std::string yaml =
+      test::lj_lattice_yaml(6, 1.44, 0, "{style: langevin, dt: 0.005, temperature: 1.2, damping: 0.5, seed: 3}");
   auto run = [&](int threads) {
     Deck d = test::deck_from(yaml);
     d.threads = threads;
@@ -111,8 +118,8 @@ TEST_CASE("Langevin holds the set temperature", "[integrators]") {
 }
 
 TEST_CASE("Nose-Hoover chain holds the set temperature and conserves its energy", "[integrators]") {
-  Simulation sim(test::deck_from(
-      test::lj_lattice_yaml(5, 0.5, 0, "{style: nose-hoover, dt: 0.005, temperature: 1.5, damping: 0.5, chain: 3}", true)));
+  Simulation sim(test::deck_from(test::lj_lattice_yaml(
+      5, 0.5, 0, "{style: nose-hoover, dt: 0.005, temperature: 1.5, damping: 0.5, chain: 3}", true)));
   double drift = 0;
   const double t = mean_temperature(sim, 2000, 1500, 10, &drift);
   CHECK(t == Approx(1.5).epsilon(0.01));

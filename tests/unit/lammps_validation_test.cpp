@@ -88,7 +88,8 @@ TEST_CASE("forces on LAMMPS melts agree to 1e-10 per atom", "[lammps]") {
     double worst = 0, fmax = 0;
     for (std::size_t i = 0; i < a.nlocal; ++i) {
       const auto& r = ref.at(a.id[i]).f;
-      const double d = std::sqrt(std::pow(a.fx[i] - r[0], 2) + std::pow(a.fy[i] - r[1], 2) + std::pow(a.fz[i] - r[2], 2));
+      const double d =
+          std::sqrt(std::pow(a.fx[i] - r[0], 2) + std::pow(a.fy[i] - r[1], 2) + std::pow(a.fz[i] - r[2], 2));
       const double m = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) +
                        std::sqrt(a.fx[i] * a.fx[i] + a.fy[i] * a.fy[i] + a.fz[i] * a.fz[i]);
       worst = std::max(worst, 2 * d / m);
