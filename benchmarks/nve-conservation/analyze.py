@@ -21,6 +21,21 @@ import numpy as np
 TOLERANCE = 2e-4  # |E(t) - E(0)| per atom, for every sampled t (issue 2)
 
 
+
+def portable_path(path, repo):
+    """A path as it may be committed: relative to the repository, never this machine's layout."""
+    path = os.path.abspath(path)
+    repo = os.path.abspath(repo)
+    if path.startswith(repo + os.sep):
+        return os.path.relpath(path, repo)
+    return "<outside the repository>/" + os.path.basename(path)
+
+
+def portable_path_text(text, repo):
+    return " ".join(portable_path(w, repo) if w.startswith("/") and not w.startswith("/usr/") else w
+                    for w in text.split(" "))
+
+
 def read_lammps_log(path):
     """Return (columns dict, loop info dict, version string) from a LAMMPS log."""
     with open(path) as f:
@@ -273,17 +288,17 @@ def main():
     md.append("## Setup")
     md.append("")
     md.append(f"- Machine: {machine_info()}")
-    md.append(f"- Tessera commit: `{commit}` in `{args.repo}` when the run started, work tree {dirty}; "
-              f"binary `{args.tessera_binary}` reports `{tes_loop.get('version', '?')}`")
+    md.append(f"- Tessera commit: `{commit}` when the run started, work tree {dirty}; "
+              f"binary `{portable_path(args.tessera_binary, args.repo)}` reports `{tes_loop.get('version', '?')}`")
     md.append(f"- LAMMPS: {lmp_version}, {lmp_loop.get('procs', '?')} MPI rank")
     md.append("- Both runs on one core (1 MPI rank / 1 thread), one after the other.")
     md.append("")
     md.append("Commands (`$SCRATCH` is the temporary directory run.sh copies the decks into):")
     md.append("")
     md.append("```")
-    md.append(args.cmd_run)
-    md.append(args.cmd_lammps)
-    md.append(args.cmd_tessera)
+    md.append(portable_path_text(args.cmd_run, args.repo))
+    md.append(portable_path_text(args.cmd_lammps, args.repo))
+    md.append(portable_path_text(args.cmd_tessera, args.repo))
     md.append("```")
     md.append("")
     md.append("## Energy conservation")
