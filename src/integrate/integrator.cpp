@@ -19,10 +19,14 @@ Integrator::Integrator(const IntegratorSpec& spec, long long natoms)
   }
 }
 
-void Integrator::initial(AtomStore& a) {
-  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
+void Integrator::half_kick(AtomStore& a) const {
   cpu_for(a.nlocal, HalfKick{0.5 * spec_.dt, a.type.data(), a.mass_of_type.data(), a.fx.data(), a.fy.data(),
                              a.fz.data(), a.vx.data(), a.vy.data(), a.vz.data()});
+}
+
+void Integrator::initial(AtomStore& a) {
+  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
+  half_kick(a);
   cpu_for(a.nlocal, Drift{spec_.dt, a.vx.data(), a.vy.data(), a.vz.data(), a.x.data(), a.y.data(), a.z.data()});
 }
 
@@ -35,8 +39,7 @@ void Integrator::post_force(AtomStore& a, long step) {
 }
 
 void Integrator::final(AtomStore& a) {
-  cpu_for(a.nlocal, HalfKick{0.5 * spec_.dt, a.type.data(), a.mass_of_type.data(), a.fx.data(), a.fy.data(),
-                             a.fz.data(), a.vx.data(), a.vy.data(), a.vz.data()});
+  half_kick(a);
   if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
 }
 

@@ -31,6 +31,7 @@ class Integrator {
 
  private:
   void chain_half_step(AtomStore& atoms);
+  void half_kick(AtomStore& atoms) const;
 
   IntegratorSpec spec_;
   double dof_;
