@@ -209,12 +209,15 @@ def main():
     print()
     print(f"NVE energy conservation, {args.steps} steps (total energy per atom, LJ units)")
     print(f"{'':34s} {'LAMMPS':>18s} {'Tessera':>18s}")
+    cells = []
     for label, f, key in rows:
         if key is None:
             a = f"{lmp['t_start']:.4f} / {lmp['t_end']:.4f}"
             b = f"{tes['t_start']:.4f} / {tes['t_end']:.4f}"
         else:
             a, b = f(lmp[key]), f(tes[key])
+        cells.append((label, a, b))
+    for label, a, b in cells:
         print(f"{label:34s} {a:>18s} {b:>18s}")
     lmp_perf = lmp_loop.get("atom_steps_per_s")
     tes_perf = tes_loop.get("atom_steps_per_s")
@@ -305,12 +308,7 @@ def main():
     md.append("")
     md.append("| total energy per atom | LAMMPS | Tessera |")
     md.append("| --- | ---: | ---: |")
-    for label, f, key in rows:
-        if key is None:
-            a = f"{lmp['t_start']:.4f} / {lmp['t_end']:.4f}"
-            b = f"{tes['t_start']:.4f} / {tes['t_end']:.4f}"
-        else:
-            a, b = f(lmp[key]), f(tes[key])
+    for label, a, b in cells:
         md.append(f"| {label} | {a} | {b} |")
     md.append("")
     if png:
