@@ -6,8 +6,8 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev catch2 libcli11-dev libfmt-dev
-  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
-  lammps python3-numpy python3-matplotlib
+  libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libxxhash-dev
+  lammps python3-numpy python3-matplotlib python3-h5py python3-mdanalysis
 )
 
 missing=()

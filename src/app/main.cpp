@@ -3,13 +3,17 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "io/checkpoint_folder.hpp"
+#include "run/run_outputs.hpp"
 #include "run/simulation.hpp"
 #include "run/summary.hpp"
 #include "system/build_system.hpp"
@@ -27,20 +31,70 @@ Deck load_with_overrides(const std::string& path, int threads, const std::string
   return d;
 }
 
-int cmd_run(const std::string& path, int threads, const std::string& backend) {
+// The checkpoint to continue from: `restart` is "" (fresh), "auto" (newest
+// good one in the deck's checkpoint folder, or fresh when there is none) or a
+// file. Anything unusable is a bad-input error before any output is touched.
+std::optional<CheckpointState> find_restart(const Deck& deck, const std::string& restart, std::string& source) {
+  if (restart.empty()) return std::nullopt;
+  if (restart != "auto") {
+    try {
+      source = restart;
+      return read_checkpoint(restart);
+    } catch (const CheckpointError& e) {
+      throw InputError(fmt::format("--restart: {}", e.what()));
+    }
+  }
+  if (!deck.checkpoint.enabled())
+    throw InputError(fmt::format("--restart auto: the deck {} has no output.checkpoint.path to look in", deck.path));
+  const std::string& folder = deck.checkpoint.path;
+  NewestGood pick = newest_good_checkpoint(folder);
+  for (const auto& why : pick.skipped) fmt::print("tessera: warning: skipping {}\n", why);
+  if (pick.found) {
+    source = pick.path;
+    if (!pick.skipped.empty())
+      fmt::print("tessera: falling back to the older checkpoint {} (step {})\n", pick.path, pick.state.step);
+    return std::move(pick.state);
+  }
+  if (!pick.skipped.empty())
+    throw InputError(
+        fmt::format("--restart auto: none of the {} checkpoints in {} verifies (see the warnings above); "
+                    "refusing to start over on top of them. Move them away to start fresh.",
+                    pick.skipped.size(), folder));
+  fmt::print("tessera: no checkpoint in {}: starting fresh\n", folder);
+  return std::nullopt;
+}
+
+int cmd_run(const std::string& path, int threads, const std::string& backend, const std::string& restart_opt) {
   const Deck deck = load_with_overrides(path, threads, backend);
   Simulation sim(deck);  // every input check happens here, before any file is opened
+  std::string source;
+  const std::string restart = restart_opt.empty() ? deck.restart : restart_opt;
+  std::optional<CheckpointState> state = find_restart(deck, restart, source);
+  if (state && state->step > deck.steps)
+    throw InputError(fmt::format("{}: the checkpoint is at step {}, past run.steps = {} in {}", source, state->step,
+                                 deck.steps, deck.path));
+  if (state) sim.restore(*state, source);
+  const long resume_step = state ? state->step : -1;
+  state.reset();
   fmt::print("Tessera {}\n{}\n", version_string(), run_banner(sim));
+  if (resume_step >= 0) fmt::print("Restarted from {} at step {}\n", source, resume_step);
   std::fflush(stdout);
-  ThermoWriter writer(deck.thermo.file, deck.thermo.screen, deck.integrator.style == IntegratorStyle::kNoseHoover);
-  sim.setup();
+  ThermoWriter writer(deck.thermo.file, deck.thermo.screen, deck.integrator.style == IntegratorStyle::kNoseHoover,
+                      resume_step);
+  RunOutputs outputs(deck, sim, resume_step);
+  if (resume_step < 0) {
+    sim.setup();
+    outputs.initial(sim);
+  }
   try {
-    sim.run(deck.steps, &writer);
+    sim.run(deck.steps - sim.step(), &writer, &outputs);
+    outputs.finish(sim);
   } catch (const SimulationError&) {
     std::fputs(performance_summary(sim).c_str(), stdout);
     throw;
   }
   std::fputs(performance_summary(sim).c_str(), stdout);
+  if (!outputs.last_checkpoint().empty()) fmt::print("Last checkpoint: {}\n", outputs.last_checkpoint());
   return kExitOk;
 }
 
@@ -55,6 +109,9 @@ int cmd_validate(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit, writes should fail with EFBIG (reported, the last
+  // checkpoint kept) instead of the signal killing the run mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"Tessera: molecular dynamics from an input deck"};
   app.set_version_flag("--version", std::string("tessera ") + version_string());
   app.require_subcommand(1);
@@ -66,6 +123,10 @@ int main(int argc, char** argv) {
   run->add_option("--threads", threads, "OpenMP threads (default: the deck's, then OMP_NUM_THREADS)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--backend", backend, "Override the deck's backend")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  std::string restart;
+  run->add_option("--restart", restart,
+                  "Continue from a checkpoint FILE, or 'auto': the newest good one in output.checkpoint.path "
+                  "(a fresh start when there is none)");
 
   std::string validate_path;
   auto* validate = app.add_subcommand("validate", "Check a deck (and its data file) without running it");
@@ -79,7 +140,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return cmd_run(deck_path, threads, backend);
+    if (*run) return cmd_run(deck_path, threads, backend, restart);
     if (*validate) return cmd_validate(validate_path);
   } catch (const InputError& e) {
     fmt::print(stderr, "tessera: error: {}\n", e.what());
@@ -87,6 +148,13 @@ int main(int argc, char** argv) {
   } catch (const SimulationError& e) {
     fmt::print(stderr, "tessera: simulation stopped: {}\n", e.what());
     return kExitSimulationFailed;
+  } catch (const IoError& e) {
+    fmt::print(stderr, "tessera: I/O error: {}\n", e.what());
+    // HDF5 1.10 can crash in its exit handler after a file it was writing
+    // failed to flush (full disk); leave without running it.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(kExitIoFailed);
   } catch (const std::exception& e) {
     fmt::print(stderr, "tessera: internal error: {}\n", e.what());
     return kExitInternal;

@@ -10,6 +10,7 @@ enum ExitCode : int {
   kExitInternal = 1,
   kExitBadInput = 2,
   kExitSimulationFailed = 3,
+  kExitIoFailed = 4,
 };
 
 // Something the user gave us is wrong (deck, data file, command line).
@@ -22,6 +23,14 @@ class InputError : public std::runtime_error {
 // The simulation itself went wrong (NaN, atom flew too far); the message
 // names the step, atom id and position.
 class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writing output failed (disk full, read-only folder, missing path). The
+// message names the file and the system's reason; earlier checkpoints are
+// left as they were.
+class IoError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

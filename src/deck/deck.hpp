@@ -82,6 +82,24 @@ struct ThermoSpec {
   bool screen = true;
 };
 
+// Checkpoints every `every` steps and/or every `every_seconds` of wall time
+// (0: off), as DIR/ckpt-<step>.h5, keeping the newest `keep`.
+struct CheckpointSpec {
+  long every = 0;
+  double every_seconds = 0;
+  std::string path;  // folder; empty: no checkpoints
+  int keep = 2;
+  bool enabled() const { return !path.empty(); }
+};
+
+// H5MD trajectory: which per-atom fields to store every `every` steps.
+struct TrajectorySpec {
+  long every = 0;
+  std::string file;  // empty: no trajectory
+  bool position = true, velocity = false, image = false, force = false;
+  bool enabled() const { return !file.empty(); }
+};
+
 struct Deck {
   std::string path;
   std::string text;  // the deck as read, kept for checkpoints and logs
@@ -95,6 +113,9 @@ struct Deck {
   IntegratorSpec integrator;
   long steps = 0;
   ThermoSpec thermo;
+  CheckpointSpec checkpoint;
+  TrajectorySpec trajectory;
+  std::string restart;  // "" (fresh), "auto", or a checkpoint file
 };
 
 // Reads and checks a deck. Throws InputError naming file, line, column and

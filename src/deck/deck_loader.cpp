@@ -249,6 +249,52 @@ ThermoSpec read_thermo(const YamlSection& s) {
   return t;
 }
 
+CheckpointSpec read_checkpoint(const YamlSection& s) {
+  s.only({"every", "every_seconds", "path", "keep"});
+  CheckpointSpec c;
+  c.every = s.integer("every", 0);
+  if (c.every < 0) s.fail("every", fmt::format("must be 0 (off) or positive, got {}", c.every));
+  c.every_seconds = s.number("every_seconds", 0);
+  if (!(c.every_seconds >= 0) || !std::isfinite(c.every_seconds))
+    s.fail("every_seconds", fmt::format("must be 0 (off) or a positive number of seconds, got {}", c.every_seconds));
+  c.path = s.string("path");
+  if (c.path.empty()) s.fail("path", "must name a folder");
+  const long long keep = s.integer("keep", 2);
+  if (keep < 1 || keep > 1000000) s.fail("keep", fmt::format("must be between 1 and 1000000, got {}", keep));
+  c.keep = static_cast<int>(keep);
+  return c;
+}
+
+TrajectorySpec read_trajectory(const YamlSection& s) {
+  s.only({"every", "file", "fields"});
+  TrajectorySpec t;
+  t.every = s.integer("every");
+  if (t.every <= 0) s.fail("every", fmt::format("must be positive, got {}", t.every));
+  t.file = s.string("file");
+  if (t.file.empty()) s.fail("file", "must name a file");
+  if (s.has("fields")) {
+    const YAML::Node f = s.node("fields");
+    const DeckLocation at = s.where("fields");
+    if (!f.IsSequence() || f.size() == 0) throw_at(at, "expected a non-empty list such as [position, velocity]");
+    t.position = t.velocity = t.image = t.force = false;
+    for (const auto& item : f) {
+      const DeckLocation item_at = location_of(item, s.file(), s.key_path("fields"));
+      const std::string name = item.IsScalar() ? item.Scalar() : std::string();
+      if (name == "position")
+        t.position = true;
+      else if (name == "velocity")
+        t.velocity = true;
+      else if (name == "image")
+        t.image = true;
+      else if (name == "force")
+        t.force = true;
+      else
+        throw_at(item_at, fmt::format("unknown field '{}' (known: position, velocity, image, force)", name));
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 Deck parse_deck(const std::string& text, const std::string& path) {
@@ -270,8 +316,8 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   d.text = text;
   const std::string dir = std::filesystem::path(path).parent_path().string();
   const YamlSection top(root, path, "");
-  top.only(
-      {"units", "backend", "threads", "system", "velocity", "potential", "neighbor", "integrator", "run", "output"});
+  top.only({"units", "backend", "threads", "system", "velocity", "potential", "neighbor", "integrator", "run", "output",
+            "restart"});
   d.units = top.string("units", "lj");
   if (d.units != "lj") top.fail("units", fmt::format("unknown units '{}' (only 'lj' is supported)", d.units));
   d.backend = top.string("backend", "auto");
@@ -293,9 +339,18 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   if (d.steps < 0) run.fail("steps", fmt::format("must not be negative, got {}", d.steps));
   if (top.has("output")) {
     const YamlSection out = top.section("output");
-    out.only({"thermo"});
+    out.only({"thermo", "checkpoint", "trajectory"});
     if (out.has("thermo")) d.thermo = read_thermo(out.section("thermo"));
+    if (out.has("checkpoint")) d.checkpoint = read_checkpoint(out.section("checkpoint"));
+    if (out.has("trajectory")) d.trajectory = read_trajectory(out.section("trajectory"));
   }
+  d.restart = top.string("restart", "");
+  if (!d.restart.empty() && d.restart != "auto")
+    top.fail("restart", fmt::format("must be 'auto' (the newest good checkpoint in output.checkpoint.path, or a "
+                                    "fresh start), got '{}'; name a file with --restart FILE instead",
+                                    d.restart));
+  if (d.restart == "auto" && !d.checkpoint.enabled())
+    top.fail("restart", "'auto' needs output.checkpoint.path, the folder to look in");
   return d;
 }
 

@@ -2,7 +2,10 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "backend/cpu_exec.hpp"
+#include "core/error.hpp"
 #include "integrate/step_functors.hpp"
 #include "thermo/thermo.hpp"
 
@@ -17,6 +20,14 @@ Integrator::Integrator(const IntegratorSpec& spec, long long natoms)
     xi_.assign(spec_.chain, 0.0);
     vxi_.assign(spec_.chain, 0.0);
   }
+}
+
+void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi) {
+  if (xi.size() != xi_.size() || vxi.size() != vxi_.size())
+    throw InputError(fmt::format("the checkpoint holds a thermostat chain of length {}, the deck asks for {}",
+                                 xi.size(), xi_.size()));
+  xi_ = xi;
+  vxi_ = vxi;
 }
 
 void Integrator::half_kick(AtomStore& a) const {

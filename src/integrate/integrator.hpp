@@ -28,6 +28,9 @@ class Integrator {
   // Chain state, for checkpoints and tests.
   const std::vector<double>& chain_positions() const { return xi_; }
   const std::vector<double>& chain_velocities() const { return vxi_; }
+  // Continues a chain from a checkpoint; throws InputError if the chain
+  // length differs from the deck's.
+  void restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi);
 
  private:
   void chain_half_step(AtomStore& atoms);

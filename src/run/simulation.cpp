@@ -92,7 +92,7 @@ void Simulation::check_motion() const {
                   step_, a.id[i], a.x[i], a.y[i], a.z[i], what));
 }
 
-void Simulation::run(long n, ThermoWriter* out) {
+void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
   if (!ready_) setup();
   const long every = deck_.thermo.every;
   timers_.start(Phase::kOutput);
@@ -131,6 +131,7 @@ void Simulation::run(long n, ThermoWriter* out) {
     integrator_.final(atoms_);
     timers_.next(Phase::kOutput);
     if (out && ((every > 0 && step_ % every == 0) || step_ == last)) out->write(thermo());
+    if (hook) hook->after_step(*this, step_ == last);
   }
 }
 

@@ -6,6 +6,7 @@
 #include "domain/box.hpp"
 #include "domain/periodic_ghosts.hpp"
 #include "integrate/integrator.hpp"
+#include "io/checkpoint.hpp"
 #include "neighbor/neighbor_list.hpp"
 #include "neighbor/verlet_builder.hpp"
 #include "potentials/pair_style.hpp"
@@ -13,6 +14,16 @@
 #include "thermo/thermo.hpp"
 
 namespace tessera {
+
+class Simulation;
+
+// Called by Simulation::run after every step (outputs other than thermo).
+class StepHook {
+ public:
+  virtual ~StepHook() = default;
+  // `last`: the final step of this run() call.
+  virtual void after_step(const Simulation& sim, bool last) = 0;
+};
 
 // One simulation on one rank: the state and the step loop. Everything the
 // deck asks for is checked in the constructor, before any output exists.
@@ -24,7 +35,7 @@ class Simulation {
   void setup();
   // Advances n steps, writing thermo to `out` (may be null) at the deck's
   // interval and after the last step.
-  void run(long n, ThermoWriter* out);
+  void run(long n, ThermoWriter* out, StepHook* hook = nullptr);
 
   ThermoValues thermo() const;
   const AtomStore& atoms() const { return atoms_; }
@@ -43,6 +54,17 @@ class Simulation {
 
   // Recomputes forces for the current positions (tests, after editing atoms).
   void compute_forces();
+
+  double time() const { return static_cast<double>(step_) * deck_.integrator.dt; }
+  // Everything needed to continue this run bitwise exactly.
+  CheckpointState capture_state() const;
+  // Continues from a checkpoint instead of setup(). Throws InputError naming
+  // `source` when the checkpoint does not fit the deck (atom count, ids,
+  // types, masses, box). With the same rank layout the continuation is
+  // bitwise identical to the run that wrote it: atoms go back to their
+  // storage slots and the neighbour list is rebuilt from the positions of its
+  // last build, so every sum runs in the same order.
+  void restore(const CheckpointState& s, const std::string& source);
 
  private:
   void rebuild();

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <vector>
 
 #include "core/error.hpp"
@@ -67,15 +68,54 @@ ThermoValues thermo_values(long step, const ThermoSums& s, long long natoms, dou
   return v;
 }
 
-ThermoWriter::ThermoWriter(const std::string& path, bool screen, bool show_econserve)
-    : screen_(screen), econserve_(show_econserve) {
-  if (!path.empty()) {
-    csv_ = std::fopen(path.c_str(), "w");
-    if (!csv_)
-      throw InputError(fmt::format("{}: output.thermo.file: cannot open for writing: {}", path, std::strerror(errno)));
-    std::fputs("step,temp,pe,ke,etotal,press\n", csv_);
-    std::fflush(csv_);
+namespace {
+constexpr const char* kThermoHeader = "step,temp,pe,ke,etotal,press";
+
+// The lines of an existing thermo CSV up to and including `last_step`, or
+// nothing if the file does not exist. A file that is not ours is refused
+// rather than overwritten.
+std::string thermo_lines_until(const std::string& path, long last_step) {
+  std::ifstream in(path);
+  if (!in) return {};
+  std::string line, kept;
+  long lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (lineno == 1) {
+      if (line != kThermoHeader)
+        throw InputError(
+            fmt::format("{}:1: output.thermo.file: cannot append: the header is not '{}'", path, kThermoHeader));
+      continue;
+    }
+    const long step = std::strtol(line.c_str(), nullptr, 10);
+    if (step > last_step) break;
+    kept += line;
+    kept += '\n';
   }
+  return kept;
+}
+}  // namespace
+
+ThermoWriter::ThermoWriter(const std::string& path, bool screen, bool show_econserve, long resume_step)
+    : screen_(screen), econserve_(show_econserve) {
+  if (path.empty()) return;
+  std::string kept;
+  if (resume_step >= 0) kept = thermo_lines_until(path, resume_step);
+  // Rewritten through a temporary file: a crash here must not cost the
+  // lines the earlier run wrote.
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) throw IoError(fmt::format("{}: output.thermo.file: cannot open for writing: {}", path, std::strerror(errno)));
+  const bool ok = std::fprintf(f, "%s\n", kThermoHeader) > 0 && std::fputs(kept.c_str(), f) >= 0 && std::fflush(f) == 0;
+  const int err = errno;
+  std::fclose(f);
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw IoError(fmt::format("{}: output.thermo.file: cannot write: {}", path, std::strerror(ok ? errno : err)));
+  }
+  csv_ = std::fopen(path.c_str(), "a");
+  if (!csv_)
+    throw IoError(fmt::format("{}: output.thermo.file: cannot open for appending: {}", path, std::strerror(errno)));
 }
 
 ThermoWriter::~ThermoWriter() {
@@ -84,9 +124,11 @@ ThermoWriter::~ThermoWriter() {
 
 void ThermoWriter::write(const ThermoValues& v) {
   if (csv_) {
-    fmt::print(csv_, "{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n", v.step, v.temp, v.pe, v.ke, v.etotal, v.press);
+    const std::string line =
+        fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n", v.step, v.temp, v.pe, v.ke, v.etotal, v.press);
     // Flushed line by line: a run that dies later keeps every line written so far.
-    std::fflush(csv_);
+    if (std::fputs(line.c_str(), csv_) < 0 || std::fflush(csv_) != 0)
+      throw IoError(fmt::format("step {}: cannot write the thermo file: {}", v.step, std::strerror(errno)));
   }
   if (screen_) {
     if (!header_done_) {

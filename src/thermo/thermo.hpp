@@ -32,7 +32,10 @@ ThermoValues thermo_values(long step, const ThermoSums& sums, long long natoms, 
 // it reads back bit-exact.
 class ThermoWriter {
  public:
-  ThermoWriter(const std::string& csv_path, bool screen, bool show_econserve);
+  // resume_step >= 0: a restarted run appends to an existing CSV, first
+  // dropping lines after resume_step (written after the checkpoint by a run
+  // that then died), so the file never repeats or skips a step.
+  ThermoWriter(const std::string& csv_path, bool screen, bool show_econserve, long resume_step = -1);
   ~ThermoWriter();
   ThermoWriter(const ThermoWriter&) = delete;
   ThermoWriter& operator=(const ThermoWriter&) = delete;

@@ -1,0 +1,294 @@
+#include "io/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "io/checksum.hpp"
+#include "io/durable_file.hpp"
+#include "io/h5.hpp"
+
+namespace tessera {
+
+namespace {
+
+constexpr const char* kMagic = "TESSERA CHECKPOINT";
+
+struct Seal {
+  int format = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t hash = 0;
+};
+
+std::string seal_text(const Seal& s) {
+  return fmt::format("{}\nformat {}\nbytes {}\nxxh3_64 {:016x}\n", kMagic, s.format, s.bytes, s.hash);
+}
+
+// Parses the userblock; an empty optional-like flag when it is not ours.
+bool parse_seal(const std::string& block, Seal& out) {
+  std::istringstream in(block.substr(0, block.find('\0')));
+  std::string magic;
+  std::getline(in, magic);
+  if (magic != kMagic) return false;
+  std::string key;
+  std::string hex;
+  if (!(in >> key >> out.format) || key != "format") return false;
+  if (!(in >> key >> out.bytes) || key != "bytes") return false;
+  if (!(in >> key >> hex) || key != "xxh3_64") return false;
+  try {
+    out.hash = std::stoull(hex, nullptr, 16);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+  throw CheckpointError(fmt::format("checkpoint {}: {}", path, why));
+}
+
+Seal read_and_check_seal(const std::string& path) {
+  Fd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) refuse(path, fmt::format("cannot open: {}", std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) refuse(path, fmt::format("cannot stat: {}", std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) refuse(path, "not a regular file");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size < kCheckpointUserblock)
+    refuse(path, fmt::format("truncated: {} bytes, shorter than the {}-byte header", size, kCheckpointUserblock));
+  std::string block(kCheckpointUserblock, '\0');
+  if (::pread(f.fd, block.data(), block.size(), 0) != static_cast<ssize_t>(block.size()))
+    refuse(path, "cannot read the header");
+  Seal seal;
+  if (!parse_seal(block, seal)) refuse(path, "not a Tessera checkpoint (no 'TESSERA CHECKPOINT' header)");
+  if (seal.format != kCheckpointFormat)
+    refuse(path, fmt::format("format version {}, but this build reads version {}", seal.format, kCheckpointFormat));
+  if (seal.bytes != size)
+    refuse(path, fmt::format("{}: the header records {} bytes but the file has {}",
+                             size < seal.bytes ? "truncated" : "has extra bytes", seal.bytes, size));
+  const std::uint64_t hash = checksum_file_tail(f.fd, kCheckpointUserblock, size, path);
+  if (hash != seal.hash)
+    refuse(path,
+           fmt::format("corrupted: the whole-file checksum is {:016x}, the header records {:016x}", hash, seal.hash));
+  return seal;
+}
+
+void write_box(hid_t file, const Box& b) {
+  h5::Handle g = h5::create_group(file, "box");
+  h5::write_array(g, "lo", std::vector<double>(b.lo, b.lo + 3));
+  h5::write_array(g, "hi", std::vector<double>(b.hi, b.hi + 3));
+}
+
+void write_contents(hid_t file, const CheckpointState& s) {
+  h5::write_attr<std::int32_t>(file, "format_version", s.format_version);
+  h5::write_attr_string(file, "creator", s.creator);
+  {
+    h5::Handle g = h5::create_group(file, "state");
+    h5::write_attr<std::int64_t>(g, "step", s.step);
+    h5::write_attr<double>(g, "time", s.time);
+    h5::write_attr<std::int64_t>(g, "natoms", s.natoms);
+    h5::write_attr<std::int32_t>(g, "ntypes", s.ntypes);
+    h5::write_attr<std::int32_t>(g, "nranks", s.nranks);
+    h5::write_attr<std::int64_t>(g, "last_build_step", s.last_build_step);
+    h5::write_attr<std::int64_t>(g, "neighbor_builds", s.neighbor_builds);
+  }
+  {
+    h5::Handle g = h5::create_group(file, "deck");
+    h5::write_string(g, "text", s.deck_text);
+  }
+  write_box(file, s.box);
+  {
+    h5::Handle g = h5::create_group(file, "types");
+    h5::write_array(g, "mass", s.mass);
+  }
+  {
+    h5::Handle g = h5::create_group(file, "atoms");
+    h5::write_array(g, "id", s.id);
+    h5::write_array(g, "type", s.type);
+    h5::write_array(g, "position", s.position, 3);
+    h5::write_array(g, "velocity", s.velocity, 3);
+    h5::write_array(g, "image", s.image, 3);
+    h5::write_array(g, "force", s.force, 3);
+  }
+  {
+    h5::Handle g = h5::create_group(file, "neighbor");
+    h5::write_array(g, "reference_position", s.reference_position, 3);
+    h5::write_array(g, "storage_index", s.storage_index);
+  }
+  {
+    h5::Handle g = h5::create_group(file, "integrator");
+    h5::write_attr_string(g, "style", s.integrator_style);
+    h5::write_array(g, "chain_position", s.chain_position);
+    h5::write_array(g, "chain_velocity", s.chain_velocity);
+  }
+  {
+    h5::Handle g = h5::create_group(file, "random");
+    h5::write_attr<std::uint64_t>(g, "key", s.random_key);
+    h5::write_attr<std::uint64_t>(g, "counter", s.random_counter);
+  }
+}
+
+// Checks that the arrays describe one consistent system; a checkpoint that
+// passed its checksums can still have been written by a broken tool.
+void check_contents(const std::string& path, const CheckpointState& s) {
+  if (s.natoms < 0) refuse(path, fmt::format("negative atom count {}", s.natoms));
+  if (s.ntypes < 1) refuse(path, fmt::format("type count {} (must be at least 1)", s.ntypes));
+  if (static_cast<long long>(s.mass.size()) != s.ntypes)
+    refuse(path, fmt::format("types/mass has {} entries for {} types", s.mass.size(), s.ntypes));
+  for (int d = 0; d < 3; ++d)
+    if (!(s.box.hi[d] > s.box.lo[d]) || !std::isfinite(s.box.hi[d] - s.box.lo[d]))
+      refuse(path, "the box has a non-positive or non-finite edge");
+  for (long long k = 0; k < s.natoms; ++k) {
+    if (k > 0 && s.id[k] <= s.id[k - 1])
+      refuse(path,
+             fmt::format("atoms/id is not strictly ascending at row {} (id {} after {})", k, s.id[k], s.id[k - 1]));
+    if (s.type[k] < 1 || s.type[k] > s.ntypes)
+      refuse(path, fmt::format("atom {} has type {}, outside 1..{}", s.id[k], s.type[k], s.ntypes));
+    for (int d = 0; d < 3; ++d)
+      if (!std::isfinite(s.position[3 * k + d]) || !std::isfinite(s.velocity[3 * k + d]) ||
+          !std::isfinite(s.force[3 * k + d]) || !std::isfinite(s.reference_position[3 * k + d]))
+        refuse(path, fmt::format("atom {} has a non-finite position, velocity or force", s.id[k]));
+  }
+  std::vector<char> seen(static_cast<std::size_t>(s.natoms), 0);
+  for (long long k = 0; k < s.natoms; ++k) {
+    const auto i = s.storage_index[k];
+    if (i < 0 || i >= s.natoms || seen[i]++)
+      refuse(path, fmt::format("neighbor/storage_index is not a permutation (atom {} -> {})", s.id[k], i));
+  }
+}
+
+}  // namespace
+
+void seal_checkpoint_file(const std::string& path, int format_version) {
+  Fd f;
+  f.fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (f.fd < 0) throw IoError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) throw IoError(fmt::format("cannot stat {}: {}", path, std::strerror(errno)));
+  Seal seal;
+  seal.format = format_version;
+  seal.bytes = static_cast<std::uint64_t>(st.st_size);
+  seal.hash = checksum_file_tail(f.fd, kCheckpointUserblock, seal.bytes, path);
+  std::string block = seal_text(seal);
+  block.resize(kCheckpointUserblock, '\0');
+  if (::pwrite(f.fd, block.data(), block.size(), 0) != static_cast<ssize_t>(block.size()))
+    throw IoError(fmt::format("cannot write the header of {}: {}", path, std::strerror(errno)));
+  if (::fsync(f.fd) != 0) throw IoError(fmt::format("cannot fsync {}: {}", path, std::strerror(errno)));
+  const int fd = f.fd;
+  f.fd = -1;
+  if (::close(fd) != 0) throw IoError(fmt::format("cannot close {}: {}", path, std::strerror(errno)));
+}
+
+void write_checkpoint(const std::string& path, const CheckpointState& s) {
+  const std::string tmp = temporary_name_for(path);
+  try {
+    std::vector<char> image;
+    {
+      h5::Handle file = h5::create_memory_file(path, kCheckpointUserblock);
+      write_contents(file, s);
+      image = h5::file_image(file, kCheckpointUserblock);
+    }
+    if (image.size() < kCheckpointUserblock) throw IoError("HDF5 produced an image shorter than its userblock");
+    Seal seal;
+    seal.format = s.format_version;
+    seal.bytes = image.size();
+    seal.hash = checksum64(image.data() + kCheckpointUserblock, image.size() - kCheckpointUserblock);
+    const std::string header = seal_text(seal);
+    std::fill(image.begin(), image.begin() + kCheckpointUserblock, '\0');
+    std::copy(header.begin(), header.end(), image.begin());
+    write_file_synced(tmp, image.data(), image.size());
+    publish(tmp, path);
+  } catch (const std::exception& e) {
+    std::remove(tmp.c_str());
+    throw IoError(fmt::format("cannot write checkpoint {}: {}", path, e.what()));
+  }
+}
+
+void verify_checkpoint_seal(const std::string& path) { read_and_check_seal(path); }
+
+CheckpointState read_checkpoint(const std::string& path) {
+  read_and_check_seal(path);
+  CheckpointState s;
+  try {
+    h5::Handle file = h5::open_file(path, false);
+    s.format_version = h5::read_attr<std::int32_t>(file, "format_version");
+    if (s.format_version != kCheckpointFormat)
+      refuse(path,
+             fmt::format("format version {}, but this build reads version {}", s.format_version, kCheckpointFormat));
+    s.creator = h5::read_attr_string(file, "creator");
+    {
+      h5::Handle g = h5::open_group(file, "state");
+      s.step = static_cast<long>(h5::read_attr<std::int64_t>(g, "step"));
+      s.time = h5::read_attr<double>(g, "time");
+      s.natoms = h5::read_attr<std::int64_t>(g, "natoms");
+      s.ntypes = h5::read_attr<std::int32_t>(g, "ntypes");
+      s.nranks = h5::read_attr<std::int32_t>(g, "nranks");
+      s.last_build_step = static_cast<long>(h5::read_attr<std::int64_t>(g, "last_build_step"));
+      s.neighbor_builds = static_cast<long>(h5::read_attr<std::int64_t>(g, "neighbor_builds"));
+    }
+    if (s.natoms < 0 || s.ntypes < 1) refuse(path, fmt::format("bad counts: {} atoms, {} types", s.natoms, s.ntypes));
+    const long long n = s.natoms;
+    {
+      h5::Handle g = h5::open_group(file, "deck");
+      s.deck_text = h5::read_string(g, "text");
+    }
+    {
+      h5::Handle g = h5::open_group(file, "box");
+      const auto lo = h5::read_array<double>(g, "lo", 3, 0);
+      const auto hi = h5::read_array<double>(g, "hi", 3, 0);
+      std::copy(lo.begin(), lo.end(), s.box.lo);
+      std::copy(hi.begin(), hi.end(), s.box.hi);
+    }
+    {
+      h5::Handle g = h5::open_group(file, "types");
+      s.mass = h5::read_array<double>(g, "mass", s.ntypes, 0);
+    }
+    {
+      h5::Handle g = h5::open_group(file, "atoms");
+      s.id = h5::read_array<std::int64_t>(g, "id", n, 0);
+      s.type = h5::read_array<std::int32_t>(g, "type", n, 0);
+      s.position = h5::read_array<double>(g, "position", n, 3);
+      s.velocity = h5::read_array<double>(g, "velocity", n, 3);
+      s.image = h5::read_array<std::int32_t>(g, "image", n, 3);
+      s.force = h5::read_array<double>(g, "force", n, 3);
+    }
+    {
+      h5::Handle g = h5::open_group(file, "neighbor");
+      s.reference_position = h5::read_array<double>(g, "reference_position", n, 3);
+      s.storage_index = h5::read_array<std::int64_t>(g, "storage_index", n, 0);
+    }
+    {
+      h5::Handle g = h5::open_group(file, "integrator");
+      s.integrator_style = h5::read_attr_string(g, "style");
+      s.chain_position = h5::read_array<double>(g, "chain_position");
+      s.chain_velocity = h5::read_array<double>(g, "chain_velocity", static_cast<long long>(s.chain_position.size()));
+    }
+    {
+      h5::Handle g = h5::open_group(file, "random");
+      s.random_key = h5::read_attr<std::uint64_t>(g, "key");
+      s.random_counter = h5::read_attr<std::uint64_t>(g, "counter");
+    }
+  } catch (const h5::H5Error& e) {
+    refuse(path, e.what());
+  }
+  check_contents(path, s);
+  return s;
+}
+
+}  // namespace tessera

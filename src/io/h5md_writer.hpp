@@ -1,0 +1,84 @@
+#pragma once
+// Trajectories in H5MD 1.1 (https://www.nongnu.org/h5md/h5md.html), the HDF5
+// layout that MDAnalysis, VMD and others read.
+//
+// Layout (N atoms; every time series is step int64[F], time double[F], value):
+//   h5md                    version=[1,1]; author{name}; creator{name,version}
+//   particles/all/box       dimension=3, boundary=periodic x3;
+//                           edges: double[F][3][3], diag(box lengths)
+//   particles/all/position  double[F][N][3]   (velocity, force alike; image int32)
+//   particles/all/species   int32[N], particles/all/id int64[N]
+//   observables/{temperature,potential_energy,kinetic_energy,total_energy,pressure}
+//                           double[F'] (energies per atom, as in the thermo output)
+//   parameters              units="lj"
+// Values are in reduced LJ units. They carry no `unit` attribute: the units
+// module has no symbol for sigma or tau, and MDAnalysis rejects any unit string
+// it does not know, so readers must not convert units (MDAnalysis:
+// convert_units=False).
+//
+// All particle elements and box/edges share (hard-link) one step and one time
+// dataset, as the specification requires for image and box; the observables
+// share another, as they are sampled on their own schedule. MDAnalysis (2.4)
+// reads observables/<name>/value[frame] for each trajectory frame, so it can
+// read the file only while observables are sampled at the frames' steps (or
+// not at all): the group is made at the first sample, never left empty.
+// The file is in the HDF5 1.8 format, readable by any HDF5 >= 1.8.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "deck/deck.hpp"
+#include "domain/box.hpp"
+#include "thermo/thermo.hpp"
+
+namespace tessera {
+
+// Arrays are in global-id order (atom with the k-th smallest id at row k),
+// xyz interleaved (3*natoms).
+struct TrajectoryFrame {
+  long step = 0;
+  double time = 0;
+  Box box;
+  const std::vector<double>* position = nullptr;  // required when spec.position
+  const std::vector<double>* velocity = nullptr;
+  const std::vector<double>* force = nullptr;
+  const std::vector<std::int32_t>* image = nullptr;
+};
+
+class H5mdWriter {
+ public:
+  // Fresh run (resume_step < 0): creates or truncates `spec.file`. Restarted
+  // run: opens the existing file (creates it if missing) and drops every
+  // sample whose step is > resume_step, which a run that died after its last
+  // checkpoint left behind, so the continuation neither duplicates nor misses
+  // frames. `ids` and `types` are per atom in id order. Throws h5::H5Error,
+  // naming the file, for HDF5 failures and for an existing file that is not
+  // one of our H5MD trajectories or does not match this run (atom count, ids,
+  // types, fields); std::invalid_argument for inconsistent arguments.
+  H5mdWriter(const TrajectorySpec& spec, long long natoms, const std::vector<std::int64_t>& ids,
+             const std::vector<std::int32_t>& types, const std::string& creator_version, long resume_step);
+  ~H5mdWriter();  // closes the file; never throws (call flush() to see errors)
+  H5mdWriter(const H5mdWriter&) = delete;
+  H5mdWriter& operator=(const H5mdWriter&) = delete;
+
+  // Appends one frame of the fields the spec selects, and the box edges. A
+  // frame whose step is <= the last stored one is skipped (after a resume the
+  // first frame coincides with the last stored one). Flushes afterwards.
+  void write_frame(const TrajectoryFrame& f);
+  // Appends one thermo sample to observables/ (same skip rule, its own
+  // bookkeeping). Flushes afterwards.
+  void write_observables(long step, double time, const ThermoValues& v);
+  // Hands HDF5's buffers to the OS, so a run killed later leaves a readable file.
+  void flush();
+  // Frames stored in the particle time series.
+  long frames() const;
+  // Samples stored in observables/.
+  long observable_samples() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera

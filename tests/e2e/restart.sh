@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Checkpoint and restart through the command line (issue 4):
+#  - 1,000 steps straight and 500 + restart + 500 end bitwise identical
+#    (positions, velocities, thermo CSV, trajectory) for NVE, Langevin and
+#    Nose-Hoover;
+#  - a run that died after its last checkpoint resumes without duplicated or
+#    missing thermo lines and frames;
+#  - --restart auto skips a damaged newest checkpoint and says so, starts
+#    fresh in an empty folder, refuses a folder of only damaged ones;
+#  - a full disk, a read-only folder and a missing path give exit 4 and
+#    leave the previous checkpoint intact;
+#  - MDAnalysis reads the trajectory and agrees with the final checkpoint.
+set -uo pipefail
+bin=$(realpath "$1")
+src=$(realpath "$2")
+py=/usr/bin/python3
+work=$(mktemp -d)
+mounted=()
+cleanup() {
+  for m in "${mounted[@]}"; do umount "$m" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+fail=0
+check() {  # check NAME COMMAND...
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
+}
+
+# deck NAME STEPS INTEGRATOR: 2,048 atoms (8^3 fcc cells), checkpoints every
+# 500 steps, thermo every 100, trajectory every 100.
+deck() {
+  cat > "$1.yaml" <<YAML
+system:
+  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
+velocity: {temperature: 1.44, seed: 87287}
+potential:
+  style: lj/cut
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+neighbor: {skin: 0.3}
+integrator: $3
+run: {steps: $2}
+output:
+  thermo: {every: 100, file: $1.csv, screen: false}
+  checkpoint: {every: 500, path: $1.ckpt, keep: 3}
+  trajectory: {every: 100, file: $1.h5md, fields: [position, velocity, image]}
+YAML
+}
+
+integrators=(
+  "{style: nve, dt: 0.005}"
+  "{style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 5}"
+  "{style: nose-hoover, dt: 0.005, temperature: 1.0, damping: 0.5}"
+)
+names=(nve langevin nh)
+for k in 0 1 2; do
+  n=${names[$k]}
+  deck "$n-straight" 1000 "${integrators[$k]}"
+  "$bin" run "$n-straight.yaml" > "$n-straight.out" 2>&1
+  check "$n: straight run exits 0" test $? -eq 0
+  # The segmented run: same files, first 500 steps, then the 1000-step deck
+  # with --restart auto (the resubmitted job's command line).
+  deck "$n-split" 500 "${integrators[$k]}"
+  "$bin" run "$n-split.yaml" --restart auto > "$n-split-1.out" 2>&1
+  check "$n: first half exits 0" test $? -eq 0
+  check "$n: first half starts fresh" grep -q "no checkpoint in $n-split.ckpt: starting fresh" "$n-split-1.out"
+  deck "$n-split" 1000 "${integrators[$k]}"
+  "$bin" run "$n-split.yaml" --restart auto > "$n-split-2.out" 2>&1
+  check "$n: second half exits 0" test $? -eq 0
+  check "$n: second half restarts at 500" grep -q "Restarted from $n-split.ckpt/ckpt-000000000500.h5 at step 500" "$n-split-2.out"
+  check "$n: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
+    "$n-straight.ckpt/ckpt-000000001000.h5" "$n-split.ckpt/ckpt-000000001000.h5"
+  check "$n: thermo CSV identical" cmp -s "$n-straight.csv" "$n-split.csv"
+  check "$n: trajectory frames identical" $py - "$n-straight.h5md" "$n-split.h5md" <<'PY'
+import sys, h5py
+a, b = (h5py.File(p, "r")["particles/all"] for p in sys.argv[1:3])
+for f in ("position", "velocity", "image"):
+    assert list(a[f]["step"][()]) == list(range(0, 1001, 100)), (f, a[f]["step"][()])
+    assert a[f]["step"][()].tobytes() == b[f]["step"][()].tobytes(), f
+    assert a[f]["value"][()].tobytes() == b[f]["value"][()].tobytes(), f
+PY
+done
+
+# Died after the checkpoint at 500 with thermo and frames written up to 700:
+# the resumed run drops those and rewrites them, ending identical.
+deck crash 700 "${integrators[0]}"
+"$bin" run crash.yaml > crash-1.out 2>&1
+rm crash.ckpt/ckpt-000000000700.h5
+check "crash: thermo reached 700 before the 'crash'" grep -q "^700," crash.csv
+deck crash 1000 "${integrators[0]}"
+"$bin" run crash.yaml --restart auto > crash-2.out 2>&1
+check "crash: resumed run exits 0" test $? -eq 0
+check "crash: thermo CSV identical to the straight run" cmp -s nve-straight.csv crash.csv
+check "crash: same final state" $py "$src/tests/e2e/compare_checkpoints.py" \
+  nve-straight.ckpt/ckpt-000000001000.h5 crash.ckpt/ckpt-000000001000.h5
+check "crash: trajectory has every frame once" $py - crash.h5md <<'PY'
+import sys, h5py
+s = list(h5py.File(sys.argv[1], "r")["particles/all/position/step"][()])
+assert s == list(range(0, 1001, 100)), s
+PY
+
+# MDAnalysis reads the trajectory; its last frame matches the checkpoint.
+check "MDAnalysis reads the trajectory (11 frames, times, box, positions)" \
+  $py "$src/tests/e2e/h5md_check.py" nve-straight.h5md nve-straight.ckpt/ckpt-000000001000.h5 11 0.005
+
+# A damaged newest checkpoint: auto restart falls back and says so.
+cp -r nve-straight.ckpt fallback.ckpt
+head -c 20000 nve-straight.ckpt/ckpt-000000001000.h5 > fallback.ckpt/ckpt-000000001000.h5
+deck fallback 1000 "${integrators[0]}"
+"$bin" run fallback.yaml --restart auto > fallback.out 2>&1
+check "fallback: exits 0" test $? -eq 0
+check "fallback: names the damaged file" grep -q "skipping checkpoint fallback.ckpt/ckpt-000000001000.h5: truncated" fallback.out
+check "fallback: says which one it used" grep -q "falling back to the older checkpoint fallback.ckpt/ckpt-000000000500.h5 (step 500)" fallback.out
+check "fallback: the rerun ends identical" $py "$src/tests/e2e/compare_checkpoints.py" \
+  nve-straight.ckpt/ckpt-000000001000.h5 fallback.ckpt/ckpt-000000001000.h5
+
+# Only damaged checkpoints: refuse (exit 2) rather than start over on them.
+mkdir -p ruined.ckpt
+printf 'garbage' > ruined.ckpt/ckpt-000000000500.h5
+deck ruined 1000 "${integrators[0]}"
+"$bin" run ruined.yaml --restart auto > ruined.out 2>&1
+check "all damaged: exit 2" test $? -eq 2
+check "all damaged: says none verifies" grep -q "none of the 1 checkpoints in ruined.ckpt verifies" ruined.out
+check "all damaged: thermo file not touched" test ! -e ruined.csv
+
+# An explicit --restart FILE that is bit-flipped: exit 2, names the file.
+cp nve-straight.ckpt/ckpt-000000000500.h5 flipped.h5
+printf '\xff\xff\xff\xff' | dd of=flipped.h5 bs=1 seek=5000 conv=notrunc 2>/dev/null
+"$bin" run nve-straight.yaml --restart flipped.h5 > flipped.out 2>&1
+check "bit flip: exit 2" test $? -eq 2
+check "bit flip: names the file and the checksum" grep -q "checkpoint flipped.h5: corrupted: the whole-file checksum" flipped.out
+
+# A missing path: a file where the checkpoint folder should be.
+touch notafolder
+deck missing 100 "${integrators[0]}"
+sed -i 's#path: missing.ckpt#path: notafolder/sub#' missing.yaml
+"$bin" run missing.yaml > missing.out 2>&1
+check "missing path: exit 4" test $? -eq 4
+check "missing path: names the folder" grep -q "cannot create folder notafolder/sub" missing.out
+
+# A full disk and a read-only folder, on small tmpfs mounts (needs root and
+# mount rights, as on the CI machine).
+mkdir -p full ro
+if mount -t tmpfs -o size=400k tmpfs full 2>/dev/null; then
+  mounted+=("$work/full")
+  deck full 1000 "${integrators[0]}"
+  sed -i 's#path: full.ckpt#path: full#' full.yaml
+  "$bin" run full.yaml > full.out 2>&1
+  rc=$?
+  check "full disk: exit 4" test $rc -eq 4
+  check "full disk: says no space" grep -q "No space left on device" full.out
+  check "full disk: the previous checkpoint verifies and no temporary is left" $py - full <<'PY'
+import os, sys, h5py
+names = sorted(os.listdir(sys.argv[1]))
+assert names and all(n.startswith("ckpt-") for n in names), names
+f = h5py.File(os.path.join(sys.argv[1], names[-1]), "r")
+assert f["atoms/position"].shape == (2048, 3)
+PY
+  newest=$(ls full | tail -n 1)
+  deck survivor 1000 "${integrators[0]}"
+  "$bin" run survivor.yaml --restart "full/$newest" > survivor.out 2>&1; rc=$?
+  check "full disk: restarting from the survivor works" test $rc -eq 0
+  umount full && mounted=()
+  if mount -t tmpfs -o ro,size=100k tmpfs ro 2>/dev/null; then
+    mounted+=("$work/ro")
+    deck ro 200 "${integrators[0]}"
+    sed -i 's#path: ro.ckpt#path: ro#' ro.yaml
+    "$bin" run ro.yaml > ro.out 2>&1
+    check "read-only folder: exit 4" test $? -eq 4
+    check "read-only folder: says read-only" grep -q "Read-only file system" ro.out
+  fi
+else
+  echo "note: cannot mount tmpfs here; full-disk and read-only checks ran in the unit test (file-size limit) only"
+fi
+exit $fail

@@ -1,0 +1,289 @@
+#include <sys/resource.h>
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "core/error.hpp"
+#include "io/checkpoint.hpp"
+#include "io/checkpoint_folder.hpp"
+#include "io/h5.hpp"
+#include "run/simulation.hpp"
+#include "test_support.hpp"
+
+using namespace tessera;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / fmt::format("tessera-ckpt-{}-{}", name, ::getpid());
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+const char* kIntegrators[] = {
+    "{style: nve, dt: 0.005}",
+    "{style: langevin, dt: 0.005, temperature: 1.0, damping: 0.5, seed: 99}",
+    "{style: nose-hoover, dt: 0.005, temperature: 1.0, damping: 0.5, chain: 3}",
+};
+
+Deck small_deck(const std::string& integrator, long steps) {
+  // 4x4x4 fcc cells at liquid density: 256 atoms, ~20 list rebuilds per 200 steps.
+  return test::deck_from(test::lj_lattice_yaml(4, 1.44, steps, integrator));
+}
+
+void require_same_atoms(const Simulation& a, const Simulation& b) {
+  const CheckpointState sa = a.capture_state(), sb = b.capture_state();
+  REQUIRE(sa.id == sb.id);
+  // Bitwise: the continuation must be the same trajectory, not a close one.
+  CHECK(sa.position == sb.position);
+  CHECK(sa.velocity == sb.velocity);
+  CHECK(sa.image == sb.image);
+  CHECK(sa.storage_index == sb.storage_index);
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint holds the whole state and reads back bit for bit", "[checkpoint]") {
+  const fs::path dir = scratch("roundtrip");
+  Simulation sim(small_deck(kIntegrators[2], 60));
+  sim.setup();
+  sim.run(60, nullptr);
+  const CheckpointState s = sim.capture_state();
+  const std::string path = checkpoint_path(dir.string(), sim.step());
+  write_checkpoint(path, s);
+  const CheckpointState r = read_checkpoint(path);
+  CHECK(r.step == 60);
+  CHECK(r.time == 60 * 0.005);
+  CHECK(r.natoms == 256);
+  CHECK(r.deck_text == s.deck_text);
+  CHECK(r.position == s.position);
+  CHECK(r.velocity == s.velocity);
+  CHECK(r.image == s.image);
+  CHECK(r.reference_position == s.reference_position);
+  CHECK(r.storage_index == s.storage_index);
+  CHECK(r.chain_position == s.chain_position);
+  CHECK(r.chain_velocity == s.chain_velocity);
+  CHECK(r.last_build_step == s.last_build_step);
+  CHECK(r.integrator_style == "nose-hoover");
+  CHECK(r.creator.rfind("tessera ", 0) == 0);
+  // Stored in id order, whatever the spatial sort did to the arrays.
+  CHECK(std::is_sorted(r.id.begin(), r.id.end()));
+  CHECK_FALSE(std::is_sorted(r.storage_index.begin(), r.storage_index.end()));
+  // No temporary file is left beside it.
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("run N + restart + run N equals run 2N bitwise, for every integrator", "[checkpoint][restart]") {
+  const fs::path dir = scratch("continue");
+  for (const char* integrator : kIntegrators) {
+    INFO(integrator);
+    Simulation straight(small_deck(integrator, 200));
+    straight.setup();
+    straight.run(100, nullptr);
+    const std::string path = checkpoint_path(dir.string(), straight.step());
+    write_checkpoint(path, straight.capture_state());
+    straight.run(100, nullptr);
+
+    Simulation resumed(small_deck(integrator, 200));
+    resumed.restore(read_checkpoint(path), path);
+    CHECK(resumed.step() == 100);
+    resumed.run(100, nullptr);
+    REQUIRE(resumed.step() == 200);
+    require_same_atoms(straight, resumed);
+    const ThermoValues a = straight.thermo(), b = resumed.thermo();
+    CHECK(a.etotal == b.etotal);
+    CHECK(a.press == b.press);
+    CHECK(a.econserve == b.econserve);
+    CHECK(straight.integrator().chain_velocities() == resumed.integrator().chain_velocities());
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("restarting without the stored list-build state would not be exact", "[checkpoint][restart]") {
+  // The control for the test above: rebuilding the list from the current
+  // positions (what a checkpoint without neighbour state must do) changes the
+  // summation order, and the chaotic dynamics amplify that within 100 steps.
+  Simulation straight(small_deck(kIntegrators[0], 200));
+  straight.setup();
+  straight.run(100, nullptr);
+  CheckpointState s = straight.capture_state();
+  straight.run(100, nullptr);
+  s.reference_position = s.position;
+  s.last_build_step = s.step;
+  Simulation resumed(small_deck(kIntegrators[0], 200));
+  resumed.restore(s, "edited");
+  resumed.run(100, nullptr);
+  CHECK(straight.capture_state().position != resumed.capture_state().position);
+}
+
+namespace {
+
+// Writes a good checkpoint, lets `edit` change it, and returns the error
+// that reading it gives ("" if it reads fine).
+std::string refusal(const std::string& name, const std::function<void(const std::string&)>& edit,
+                    int format_version = kCheckpointFormat) {
+  const fs::path dir = scratch(name);
+  Simulation sim(small_deck(kIntegrators[0], 10));
+  sim.setup();
+  CheckpointState s = sim.capture_state();
+  s.format_version = format_version;
+  const std::string path = checkpoint_path(dir.string(), 0);
+  write_checkpoint(path, s);
+  edit(path);
+  std::string what;
+  try {
+    read_checkpoint(path);
+  } catch (const CheckpointError& e) {
+    what = e.what();
+  }
+  fs::remove_all(dir);
+  return what;
+}
+
+void flip_byte(const std::string& path, std::uintmax_t at) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(at));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x10);
+  f.seekp(static_cast<std::streamoff>(at));
+  f.write(&c, 1);
+}
+
+// Edits the HDF5 contents and reseals, so the whole-file checksum passes and
+// the inner checks are what must catch the damage.
+void edit_inside(const std::string& path, const std::function<void(hid_t)>& edit) {
+  {
+    h5::Handle f = h5::open_file(path, true);
+    edit(f);
+    f.close("close");
+  }
+  seal_checkpoint_file(path, kCheckpointFormat);
+}
+
+}  // namespace
+
+TEST_CASE("damaged or foreign checkpoints are refused with the file and the reason", "[checkpoint][errors]") {
+  CHECK(refusal("ok", [](const std::string&) {}).empty());
+
+  const std::string truncated =
+      refusal("trunc", [](const std::string& p) { fs::resize_file(p, fs::file_size(p) / 2); });
+  CHECK_THAT(truncated, Catch::Contains("ckpt-000000000000.h5") && Catch::Contains("truncated"));
+
+  CHECK_THAT(refusal("tiny", [](const std::string& p) { fs::resize_file(p, 100); }),
+             Catch::Contains("truncated: 100 bytes"));
+
+  const std::string flipped = refusal("flip", [](const std::string& p) { flip_byte(p, fs::file_size(p) - 4000); });
+  CHECK_THAT(flipped, Catch::Contains("corrupted: the whole-file checksum"));
+
+  CHECK_THAT(refusal("magic", [](const std::string& p) { flip_byte(p, 0); }),
+             Catch::Contains("not a Tessera checkpoint"));
+
+  CHECK_THAT(refusal(
+                 "version", [](const std::string&) {}, 99),
+             Catch::Contains("format version 99, but this build reads version 1"));
+
+  CHECK_THAT(refusal("missing",
+                     [](const std::string& p) {
+                       edit_inside(p, [](hid_t f) { H5Ldelete(f, "atoms/velocity", H5P_DEFAULT); });
+                     }),
+             Catch::Contains("dataset 'velocity' is missing"));
+
+  CHECK_THAT(refusal("dataset",
+                     [](const std::string& p) {
+                       edit_inside(p, [](hid_t f) {
+                         // New values written over the data, without updating its checksum.
+                         h5::Handle set(H5Dopen2(f, "atoms/position", H5P_DEFAULT), H5Dclose);
+                         std::vector<double> junk(256 * 3, 1.0);
+                         H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, junk.data());
+                       });
+                     }),
+             Catch::Contains("dataset 'position' fails its checksum"));
+
+  const fs::path dir = scratch("foreign");
+  const std::string junk = (dir / "ckpt-000000000007.h5").string();
+  std::ofstream(junk) << std::string(4096, 'x');
+  CHECK_THROWS_WITH(read_checkpoint(junk), Catch::Contains("not a Tessera checkpoint"));
+  CHECK_THROWS_WITH(read_checkpoint((dir / "absent.h5").string()), Catch::Contains("cannot open"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a checkpoint from another system is refused by the deck check", "[checkpoint][errors]") {
+  const fs::path dir = scratch("mismatch");
+  Simulation sim(small_deck(kIntegrators[0], 10));
+  sim.setup();
+  const std::string path = checkpoint_path(dir.string(), 0);
+  write_checkpoint(path, sim.capture_state());
+  Simulation other(test::deck_from(test::lj_lattice_yaml(5, 1.44, 10, kIntegrators[0])));
+  CHECK_THROWS_WITH(other.restore(read_checkpoint(path), path),
+                    Catch::Contains(path) && Catch::Contains("it holds 256 atoms, the deck builds 500"));
+  Simulation nh(small_deck("{style: nose-hoover, dt: 0.005, temperature: 1.0, damping: 0.5, chain: 3}", 10));
+  nh.setup();
+  write_checkpoint(path, nh.capture_state());
+  Simulation nh5(small_deck("{style: nose-hoover, dt: 0.005, temperature: 1.0, damping: 0.5, chain: 5}", 10));
+  CHECK_THROWS_WITH(nh5.restore(read_checkpoint(path), path), Catch::Contains("chain of length 3"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("auto restart picks the newest checkpoint that verifies and says what it skipped", "[checkpoint]") {
+  const fs::path dir = scratch("auto");
+  Simulation sim(small_deck(kIntegrators[0], 30));
+  sim.setup();
+  for (int k = 0; k < 3; ++k) {
+    sim.run(10, nullptr);
+    write_checkpoint(checkpoint_path(dir.string(), sim.step()), sim.capture_state());
+  }
+  CHECK(list_checkpoints(dir.string()).size() == 3);
+  fs::resize_file(checkpoint_path(dir.string(), 30), 1000);
+  const NewestGood pick = newest_good_checkpoint(dir.string());
+  REQUIRE(pick.found);
+  CHECK(pick.state.step == 20);
+  REQUIRE(pick.skipped.size() == 1);
+  CHECK_THAT(pick.skipped[0], Catch::Contains("ckpt-000000000030.h5") && Catch::Contains("truncated"));
+  CHECK(prune_checkpoints(dir.string(), 1).size() == 2);
+  CHECK(list_checkpoints(dir.string()).size() == 1);
+  CHECK_FALSE(newest_good_checkpoint((dir / "none").string()).found);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a failed checkpoint write leaves the previous file intact and no temporary", "[checkpoint][errors]") {
+  const fs::path dir = scratch("full");
+  Simulation sim(small_deck(kIntegrators[0], 10));
+  sim.setup();
+  const std::string path = checkpoint_path(dir.string(), 0);
+  const CheckpointState good = sim.capture_state();
+  write_checkpoint(path, good);
+  const auto size = fs::file_size(path);
+
+  // A file-size limit makes writes fail with EFBIG, as a full disk fails them
+  // with ENOSPC: the same error path. (The e2e test fills a real tmpfs.)
+  CheckpointState bigger = good;
+  bigger.deck_text.assign(4 * size, '#');
+  struct rlimit old {};
+  getrlimit(RLIMIT_FSIZE, &old);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = old;
+  lim.rlim_cur = 2 * size;
+  setrlimit(RLIMIT_FSIZE, &lim);
+  std::string what;
+  try {
+    write_checkpoint(path, bigger);
+  } catch (const IoError& e) {
+    what = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK_THAT(what, Catch::Contains("cannot write checkpoint") && Catch::Contains(path));
+  CHECK(read_checkpoint(path).position == good.position);
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+
+  // A folder that is not there.
+  CHECK_THROWS_AS(write_checkpoint((dir / "no" / "such" / "ckpt.h5").string(), good), IoError);
+  fs::remove_all(dir);
+}
