@@ -44,8 +44,11 @@ std::optional<CheckpointState> find_restart(const Deck& deck, const std::string&
       throw InputError(fmt::format("--restart: {}", e.what()));
     }
   }
-  if (!deck.checkpoint.enabled())
-    throw InputError(fmt::format("--restart auto: the deck {} has no output.checkpoint.path to look in", deck.path));
+  if (!deck.checkpoint.enabled()) {
+    // Generic job scripts pass --restart auto to every deck.
+    fmt::print("tessera: --restart auto: the deck writes no checkpoints (no output.checkpoint): starting fresh\n");
+    return std::nullopt;
+  }
   const std::string& folder = deck.checkpoint.path;
   NewestGood pick = newest_good_checkpoint(folder);
   for (const auto& why : pick.skipped) fmt::print("tessera: warning: skipping {}\n", why);

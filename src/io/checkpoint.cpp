@@ -160,11 +160,9 @@ void check_contents(const std::string& path, const CheckpointState& s) {
              fmt::format("atoms/id is not strictly ascending at row {} (id {} after {})", k, s.id[k], s.id[k - 1]));
     if (s.type[k] < 1 || s.type[k] > s.ntypes)
       refuse(path, fmt::format("atom {} has type {}, outside 1..{}", s.id[k], s.type[k], s.ntypes));
-    for (int d = 0; d < 3; ++d)
-      if (!std::isfinite(s.position[3 * k + d]) || !std::isfinite(s.velocity[3 * k + d]) ||
-          !std::isfinite(s.force[3 * k + d]) || !std::isfinite(s.reference_position[3 * k + d]))
-        refuse(path, fmt::format("atom {} has a non-finite position, velocity or force", s.id[k]));
   }
+  const std::int64_t bad = first_non_finite_atom(s);
+  if (bad >= 0) refuse(path, fmt::format("atom {} has a non-finite position, velocity or force", bad));
   std::vector<char> seen(static_cast<std::size_t>(s.natoms), 0);
   for (long long k = 0; k < s.natoms; ++k) {
     const auto i = s.storage_index[k];
@@ -174,6 +172,15 @@ void check_contents(const std::string& path, const CheckpointState& s) {
 }
 
 }  // namespace
+
+std::int64_t first_non_finite_atom(const CheckpointState& s) {
+  for (std::size_t k = 0; k < s.id.size(); ++k)
+    for (std::size_t d = 3 * k; d < 3 * k + 3; ++d)
+      if (!std::isfinite(s.position[d]) || !std::isfinite(s.velocity[d]) || !std::isfinite(s.force[d]) ||
+          !std::isfinite(s.reference_position[d]))
+        return s.id[k];
+  return -1;
+}
 
 void seal_checkpoint_file(const std::string& path, int format_version) {
   Fd f;

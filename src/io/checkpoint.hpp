@@ -70,6 +70,10 @@ void write_checkpoint(const std::string& path, const CheckpointState& s);
 // inconsistent contents).
 CheckpointState read_checkpoint(const std::string& path);
 
+// The id of the first atom whose position, velocity or force is not finite,
+// or -1. A checkpoint must never hold a NaN: it is what a restart trusts.
+std::int64_t first_non_finite_atom(const CheckpointState& s);
+
 // Only the header and whole-file checksum (fast: no HDF5 parsing).
 void verify_checkpoint_seal(const std::string& path);
 

@@ -98,7 +98,13 @@ void RunOutputs::write_checkpoint_now(const Simulation& sim) {
   if (deck_.trajectory.enabled()) fsync_file(deck_.trajectory.file);
   if (!deck_.thermo.file.empty()) fsync_file(deck_.thermo.file);
   const std::string path = checkpoint_path(deck_.checkpoint.path, sim.step());
-  write_checkpoint(path, sim.capture_state());
+  const CheckpointState state = sim.capture_state();
+  const std::int64_t bad = first_non_finite_atom(state);
+  if (bad >= 0)
+    throw SimulationError(fmt::format("step {}: atom {} has a non-finite position, velocity or force; no checkpoint "
+                                      "written (the last good one, {}, is kept)",
+                                      sim.step(), bad, last_checkpoint_.empty() ? "none" : last_checkpoint_));
+  write_checkpoint(path, state);
   prune_checkpoints(deck_.checkpoint.path, deck_.checkpoint.keep);
   last_checkpoint_ = path;
   last_checkpoint_step_ = sim.step();

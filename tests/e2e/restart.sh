@@ -133,6 +133,19 @@ printf '\xff\xff\xff\xff' | dd of=flipped.h5 bs=1 seek=5000 conv=notrunc 2>/dev/
 check "bit flip: exit 2" test $? -eq 2
 check "bit flip: names the file and the checksum" grep -q "checkpoint flipped.h5: corrupted: the whole-file checksum" flipped.out
 
+# Wall-clock checkpoints: with every_seconds tiny, one after every step.
+deck clock 12 "${integrators[0]}"
+sed -i 's#checkpoint: {every: 500, path: clock.ckpt, keep: 3}#checkpoint: {every_seconds: 1.0e-9, path: clock.ckpt, keep: 100}#' clock.yaml
+"$bin" run clock.yaml > clock.out 2>&1
+check "every_seconds: exits 0" test $? -eq 0
+check "every_seconds: a checkpoint at each of steps 1..12" test "$(ls clock.ckpt | tr '\n' ' ')" = \
+  "$(for s in $(seq 1 12); do printf 'ckpt-%012d.h5 ' "$s"; done)"
+
+# --restart auto on a deck without checkpoints: a notice and a fresh run.
+"$bin" run "$src/inputs/lj-melt.yaml" --restart auto > plain.out 2>&1
+check "--restart auto without checkpoints: exits 0" test $? -eq 0
+check "--restart auto without checkpoints: says it starts fresh" grep -q "writes no checkpoints.*starting fresh" plain.out
+
 # A missing path: a file where the checkpoint folder should be.
 touch notafolder
 deck missing 100 "${integrators[0]}"

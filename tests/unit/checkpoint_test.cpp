@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
@@ -285,5 +286,19 @@ TEST_CASE("a failed checkpoint write leaves the previous file intact and no temp
 
   // A folder that is not there.
   CHECK_THROWS_AS(write_checkpoint((dir / "no" / "such" / "ckpt.h5").string(), good), IoError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a state with a NaN is recognised and a checkpoint holding one is refused", "[checkpoint][errors]") {
+  const fs::path dir = scratch("nan");
+  Simulation sim(small_deck(kIntegrators[0], 10));
+  sim.setup();
+  CheckpointState s = sim.capture_state();
+  CHECK(first_non_finite_atom(s) == -1);
+  s.force[3 * 17 + 1] = std::numeric_limits<double>::quiet_NaN();
+  CHECK(first_non_finite_atom(s) == s.id[17]);
+  const std::string path = checkpoint_path(dir.string(), 0);
+  write_checkpoint(path, s);
+  CHECK_THROWS_WITH(read_checkpoint(path), Catch::Contains(fmt::format("atom {} has a non-finite", s.id[17])));
   fs::remove_all(dir);
 }
