@@ -15,10 +15,16 @@
 #include "io/checkpoint_folder.hpp"
 #include "run/run_outputs.hpp"
 #include "run/simulation.hpp"
+#include "run/stop_request.hpp"
 #include "run/summary.hpp"
 #include "system/build_system.hpp"
 
 using namespace tessera;
+
+namespace {
+// Process start: run.max_walltime counts from here.
+StopPolicy::Clock::time_point g_start;
+}  // namespace
 
 namespace {
 
@@ -84,7 +90,9 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   std::fflush(stdout);
   ThermoWriter writer(deck.thermo.file, deck.thermo.screen, deck.integrator.style == IntegratorStyle::kNoseHoover,
                       resume_step);
-  RunOutputs outputs(deck, sim, resume_step);
+  const StopPolicy stop(g_start, deck.max_walltime, deck.stop_margin, slurm_job_end());
+  if (const std::string budget = stop.describe(); !budget.empty()) fmt::print("Time budget: {}\n", budget);
+  RunOutputs outputs(deck, sim, resume_step, &stop);
   if (resume_step < 0) {
     sim.setup();
     outputs.initial(sim);
@@ -98,6 +106,14 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   }
   std::fputs(performance_summary(sim).c_str(), stdout);
   if (!outputs.last_checkpoint().empty()) fmt::print("Last checkpoint: {}\n", outputs.last_checkpoint());
+  if (sim.step() < deck.steps) {
+    const std::string where = outputs.last_checkpoint().empty()
+                                  ? std::string("no checkpoint (the deck has no output.checkpoint), nothing to resume")
+                                  : "checkpoint " + outputs.last_checkpoint() + "; continue with --restart auto";
+    fmt::print("tessera: stopped at step {} of {} ({}): {}\n", sim.step(), deck.steps, outputs.stop_reason(), where);
+    std::fflush(stdout);
+    return kExitIncomplete;
+  }
   return kExitOk;
 }
 
@@ -112,6 +128,8 @@ int cmd_validate(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  g_start = StopPolicy::Clock::now();
+  install_stop_signals();
   // Past a file-size limit, writes should fail with EFBIG (reported, the last
   // checkpoint kept) instead of the signal killing the run mid-write.
   std::signal(SIGXFSZ, SIG_IGN);

@@ -11,6 +11,9 @@ enum ExitCode : int {
   kExitBadInput = 2,
   kExitSimulationFailed = 3,
   kExitIoFailed = 4,
+  // Stopped early (signal or time budget) after writing a checkpoint: run
+  // the same command with --restart auto to continue. 75 is EX_TEMPFAIL.
+  kExitIncomplete = 75,
 };
 
 // Something the user gave us is wrong (deck, data file, command line).

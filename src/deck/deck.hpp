@@ -112,6 +112,8 @@ struct Deck {
   NeighborSpec neighbor;
   IntegratorSpec integrator;
   long steps = 0;
+  double max_walltime = 0;  // seconds; 0: no budget
+  double stop_margin = 60;  // seconds kept for the final checkpoint
   ThermoSpec thermo;
   CheckpointSpec checkpoint;
   TrajectorySpec trajectory;

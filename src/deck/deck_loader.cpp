@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -249,6 +251,33 @@ ThermoSpec read_thermo(const YamlSection& s) {
   return t;
 }
 
+// Seconds, or "HH:MM:SS" / "MM:SS" as Slurm's --time writes them (also
+// "D-HH:MM:SS").
+double read_duration(const YamlSection& s, const std::string& key) {
+  const YAML::Node n = s.node(key);
+  const DeckLocation at = s.where(key);
+  const std::string text = n.IsScalar() ? n.Scalar() : std::string();
+  double seconds = -1;
+  if (text.find(':') == std::string::npos) {
+    char* end = nullptr;
+    seconds = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') seconds = -1;
+  } else {
+    long days = 0, a = 0, b = 0, c = 0;
+    char tail = 0;
+    if (std::sscanf(text.c_str(), "%ld-%ld:%ld:%ld%c", &days, &a, &b, &c, &tail) == 4)
+      seconds = ((days * 24.0 + a) * 60.0 + b) * 60.0 + c;
+    else if (std::sscanf(text.c_str(), "%ld:%ld:%ld%c", &a, &b, &c, &tail) == 3)
+      seconds = (a * 60.0 + b) * 60.0 + c;
+    else if (std::sscanf(text.c_str(), "%ld:%ld%c", &a, &b, &tail) == 2)
+      seconds = a * 60.0 + b;
+    if (a < 0 || b < 0 || c < 0 || days < 0) seconds = -1;
+  }
+  if (!(seconds > 0) || !std::isfinite(seconds))
+    throw_at(at, fmt::format("expected a positive number of seconds or HH:MM:SS, got '{}'", text));
+  return seconds;
+}
+
 CheckpointSpec read_checkpoint(const YamlSection& s) {
   s.only({"every", "every_seconds", "path", "keep"});
   CheckpointSpec c;
@@ -334,9 +363,13 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     d.neighbor.skin_at = top.where("neighbor");
   d.integrator = read_integrator(top.section("integrator"));
   const YamlSection run = top.section("run");
-  run.only({"steps"});
+  run.only({"steps", "max_walltime", "stop_margin"});
   d.steps = run.integer("steps");
   if (d.steps < 0) run.fail("steps", fmt::format("must not be negative, got {}", d.steps));
+  if (run.has("max_walltime")) d.max_walltime = read_duration(run, "max_walltime");
+  d.stop_margin = run.number("stop_margin", 60.0);
+  if (!(d.stop_margin >= 0) || !std::isfinite(d.stop_margin))
+    run.fail("stop_margin", fmt::format("must be a number of seconds >= 0, got {}", d.stop_margin));
   if (top.has("output")) {
     const YamlSection out = top.section("output");
     out.only({"thermo", "checkpoint", "trajectory"});

@@ -37,8 +37,8 @@ std::vector<T> xyz_by_id(const std::vector<std::size_t>& order, const std::vecto
 
 }  // namespace
 
-RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step)
-    : deck_(deck), last_checkpoint_time_(std::chrono::steady_clock::now()) {
+RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step, const StopPolicy* stop)
+    : deck_(deck), stop_(stop), last_checkpoint_time_(std::chrono::steady_clock::now()) {
   if (deck.checkpoint.enabled()) {
     ensure_folder(deck.checkpoint.path, "output.checkpoint.path");
     remove_stale_temporaries(deck.checkpoint.path);
@@ -101,9 +101,10 @@ void RunOutputs::write_checkpoint_now(const Simulation& sim) {
   const CheckpointState state = sim.capture_state();
   const std::int64_t bad = first_non_finite_atom(state);
   if (bad >= 0)
-    throw SimulationError(fmt::format("step {}: atom {} has a non-finite position, velocity or force; no checkpoint "
-                                      "written (the last good one, {}, is kept)",
-                                      sim.step(), bad, last_checkpoint_.empty() ? "none" : last_checkpoint_));
+    throw SimulationError(
+        fmt::format("step {}: atom {} has a non-finite position, velocity or force; no checkpoint "
+                    "written (the last good one, {}, is kept)",
+                    sim.step(), bad, last_checkpoint_.empty() ? "none" : last_checkpoint_));
   write_checkpoint(path, state);
   prune_checkpoints(deck_.checkpoint.path, deck_.checkpoint.keep);
   last_checkpoint_ = path;
@@ -115,11 +116,15 @@ void RunOutputs::initial(const Simulation& sim) {
   if (trajectory_) write_frame(sim);
 }
 
-void RunOutputs::after_step(const Simulation& sim, bool last) {
+bool RunOutputs::after_step(const Simulation& sim, bool last) {
   const long step = sim.step();
   if (trajectory_ && step % deck_.trajectory.every == 0) write_frame(sim);
+  if (stop_ && !last) {
+    stop_reason_ = stop_->check();
+    if (!stop_reason_.empty()) return false;  // finish() writes the checkpoint
+  }
   const CheckpointSpec& c = deck_.checkpoint;
-  if (!c.enabled() || last) return;  // the last step's checkpoint comes from finish()
+  if (!c.enabled() || last) return true;  // the last step's checkpoint comes from finish()
   bool due = c.every > 0 && step % c.every == 0;
   if (c.every_seconds > 0) {
     const double since =
@@ -127,6 +132,7 @@ void RunOutputs::after_step(const Simulation& sim, bool last) {
     due = due || since >= c.every_seconds;
   }
   if (due) write_checkpoint_now(sim);
+  return true;
 }
 
 void RunOutputs::finish(const Simulation& sim) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "run/simulation.hpp"
+#include "run/stop_request.hpp"
 
 namespace tessera {
 
@@ -15,16 +16,19 @@ class H5mdWriter;
 class RunOutputs : public StepHook {
  public:
   // resume_step: the checkpoint step a restarted run continues from, or -1.
-  RunOutputs(const Deck& deck, const Simulation& sim, long resume_step);
+  // `stop` (may be null) is asked after every step whether to stop early.
+  RunOutputs(const Deck& deck, const Simulation& sim, long resume_step, const StopPolicy* stop = nullptr);
   ~RunOutputs() override;
 
   // The state before the first step of a fresh run (trajectory frame 0).
   void initial(const Simulation& sim);
-  void after_step(const Simulation& sim, bool last) override;
+  bool after_step(const Simulation& sim, bool last) override;
   // The final checkpoint, unless this step already has one.
   void finish(const Simulation& sim);
 
   const std::string& last_checkpoint() const { return last_checkpoint_; }
+  // Why the run stopped early ("SIGTERM", "run.max_walltime", ...); empty if not.
+  const std::string& stop_reason() const { return stop_reason_; }
 
  private:
   void write_checkpoint_now(const Simulation& sim);
@@ -32,6 +36,8 @@ class RunOutputs : public StepHook {
 
   const Deck& deck_;
   std::unique_ptr<H5mdWriter> trajectory_;
+  const StopPolicy* stop_;
+  std::string stop_reason_;
   std::string last_checkpoint_;
   long last_checkpoint_step_ = -1;
   std::chrono::steady_clock::time_point last_checkpoint_time_;

@@ -131,7 +131,7 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
     integrator_.final(atoms_);
     timers_.next(Phase::kOutput);
     if (out && ((every > 0 && step_ % every == 0) || step_ == last)) out->write(thermo());
-    if (hook) hook->after_step(*this, step_ == last);
+    if (hook && !hook->after_step(*this, step_ == last)) break;
   }
 }
 

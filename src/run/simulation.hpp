@@ -21,8 +21,9 @@ class Simulation;
 class StepHook {
  public:
   virtual ~StepHook() = default;
-  // `last`: the final step of this run() call.
-  virtual void after_step(const Simulation& sim, bool last) = 0;
+  // `last`: the final step of this run() call. Returns false to stop the
+  // run after this step.
+  virtual bool after_step(const Simulation& sim, bool last) = 0;
 };
 
 // One simulation on one rank: the state and the step loop. Everything the
@@ -34,7 +35,7 @@ class Simulation {
   // Halo, neighbour list and forces for the current positions.
   void setup();
   // Advances n steps, writing thermo to `out` (may be null) at the deck's
-  // interval and after the last step.
+  // interval and after the last step; `hook` may stop it early.
   void run(long n, ThermoWriter* out, StepHook* hook = nullptr);
 
   ThermoValues thermo() const;

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Stopping early and resuming (issue 6): SIGUSR1, SIGTERM, SIGINT and a
+# run.max_walltime budget each stop the run at the end of a step with a
+# checkpoint and exit code 75; --restart auto then ends bitwise identical to
+# an uninterrupted run. A second signal exits at once, and the newest
+# checkpoint left on disk still verifies.
+set -uo pipefail
+bin=$(realpath "$1")
+src=$(realpath "$2")
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail=0
+check() {  # check NAME COMMAND...
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
+}
+
+# deck NAME [RUN_EXTRA]: 2,048 atoms, Langevin (the integrator with the most
+# state to get right), 3,000 steps (~4 s on 2 cores).
+deck() {
+  cat > "$1.yaml" <<YAML
+system:
+  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
+velocity: {temperature: 1.44, seed: 87287}
+potential:
+  style: lj/cut
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+integrator: {style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 3}
+run: {steps: 3000${2:-}}
+output:
+  thermo: {every: 100, file: $1.csv, screen: false}
+  checkpoint: {every: 1000, path: $1.ckpt, keep: 2}
+YAML
+}
+
+deck ref
+"$bin" run ref.yaml > ref.out 2>&1
+check "reference run exits 0" test $? -eq 0
+
+# wait_for_steps FILE: until the thermo CSV shows the run is stepping.
+wait_for_steps() {
+  for _ in $(seq 1 200); do
+    [ -f "$1" ] && [ "$(wc -l < "$1")" -ge 4 ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+for sig in USR1 TERM INT; do
+  deck "$sig"
+  "$bin" run "$sig.yaml" --restart auto > "$sig-1.out" 2>&1 &
+  pid=$!
+  wait_for_steps "$sig.csv"
+  kill -s "$sig" "$pid"
+  wait "$pid"
+  rc=$?
+  check "SIG$sig: exit 75" test $rc -eq 75
+  check "SIG$sig: says where it stopped and how to go on" \
+    grep -Eq "^tessera: stopped at step [0-9]+ of 3000 \(SIG$sig\): checkpoint $sig.ckpt/ckpt-[0-9]{12}.h5; continue with --restart auto" "$sig-1.out"
+  "$bin" run "$sig.yaml" --restart auto > "$sig-2.out" 2>&1
+  check "SIG$sig: resumed run exits 0" test $? -eq 0
+  check "SIG$sig: thermo CSV identical to the uninterrupted run" cmp -s ref.csv "$sig.csv"
+  check "SIG$sig: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
+    ref.ckpt/ckpt-000000003000.h5 "$sig.ckpt/ckpt-000000003000.h5"
+done
+
+# A wall-time budget: 1.5 s with 0.5 s kept back.
+deck budget ", max_walltime: 1.5, stop_margin: 0.5"
+"$bin" run budget.yaml --restart auto > budget-1.out 2>&1
+check "max_walltime: exit 75" test $? -eq 75
+check "max_walltime: names the budget" grep -q "(run.max_walltime): checkpoint budget.ckpt/" budget-1.out
+for k in 2 3 4 5 6 7 8 9 10; do
+  "$bin" run budget.yaml --restart auto > "budget-$k.out" 2>&1
+  rc=$?
+  [ $rc -eq 75 ] || break
+done
+check "max_walltime: resubmissions finish with exit 0" test $rc -eq 0
+check "max_walltime: thermo CSV identical" cmp -s ref.csv budget.csv
+check "max_walltime: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
+  ref.ckpt/ckpt-000000003000.h5 budget.ckpt/ckpt-000000003000.h5
+
+# Two signals in a row: out at once (exit 75); whatever checkpoint is newest
+# on disk verifies, and no temporary survives a later start.
+deck twice ", max_walltime: 1000"
+sed -i 's/every: 1000, path/every: 50, path/' twice.yaml
+"$bin" run twice.yaml > twice.out 2>&1 &
+pid=$!
+wait_for_steps twice.csv
+kill -TERM "$pid"; sleep 0.01; kill -TERM "$pid"
+wait "$pid"
+check "second SIGTERM: exit 75" test $? -eq 75
+newest=$(ls twice.ckpt | grep -E '^ckpt-' | tail -n 1)
+check "second SIGTERM: the newest checkpoint verifies" $py - "twice.ckpt/$newest" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+assert f["atoms/position"].shape == (2048, 3)
+PY
+"$bin" run twice.yaml --restart auto > twice-2.out 2>&1
+check "second SIGTERM: resumes and finishes" test $? -eq 0
+check "second SIGTERM: no temporary file left" test -z "$(ls -A twice.ckpt | grep tmp)"
+exit $fail
