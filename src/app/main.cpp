@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "deck/deck.hpp"
 #include "io/checkpoint_folder.hpp"
+#include "plan/plan.hpp"
 #include "run/run_outputs.hpp"
 #include "run/simulation.hpp"
 #include "run/stop_request.hpp"
@@ -153,6 +154,13 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Check a deck (and its data file) without running it");
   validate->add_option("deck", validate_path, "Input deck (YAML)")->required();
 
+  std::string plan_path;
+  int plan_gpus = 1, plan_nodes = 1;
+  auto* plan = app.add_subcommand("plan", "Show how a deck would run on N GPUs (rank grid, atoms, memory, job header)");
+  plan->add_option("deck", plan_path, "Input deck (YAML)")->required();
+  plan->add_option("--gpus", plan_gpus, "GPUs (one MPI rank each)")->required()->check(CLI::PositiveNumber);
+  plan->add_option("--nodes", plan_nodes, "Nodes the GPUs are spread over")->check(CLI::PositiveNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -163,6 +171,10 @@ int main(int argc, char** argv) {
   try {
     if (*run) return cmd_run(deck_path, threads, backend, restart);
     if (*validate) return cmd_validate(validate_path);
+    if (*plan) {
+      fmt::print("{}", make_plan(load_with_overrides(plan_path, 0, ""), plan_gpus, plan_nodes));
+      return kExitOk;
+    }
   } catch (const InputError& e) {
     fmt::print(stderr, "tessera: error: {}\n", e.what());
     return kExitBadInput;

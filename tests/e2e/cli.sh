@@ -56,4 +56,13 @@ sed -e 's/file: lj-melt.thermo.csv/file: keep.csv/' -e 's/skin: 0.3/skin: -1/' "
 check "bad deck exits 2" test $? -eq 2
 check "bad deck leaves earlier output alone" cmp -s keep.csv lj-melt.thermo.csv
 
+# tessera plan: rank grid, per-rank counts, a job header.
+"$bin" plan "$src/inputs/lj-melt.yaml" --gpus 8 --nodes 2 > plan.txt 2>&1
+check "plan exits 0" test $? -eq 0
+check "plan picks a 2 x 2 x 2 grid for 8 GPUs" grep -q "^Rank grid  2 x 2 x 2" plan.txt
+check "plan lists 8 ranks of 4000 atoms" test "$(grep -Ec '^ +[0-7] +\([01],[01],[01]\) +4000 ' plan.txt)" -eq 8
+check "plan suggests the job header" grep -q "^#SBATCH --ntasks-per-node=4" plan.txt
+"$bin" plan "$src/inputs/lj-melt.yaml" --gpus 3 --nodes 2 > /dev/null 2>&1
+check "plan: nodes must divide GPUs (exit 2)" test $? -eq 2
+
 exit $fail

@@ -1,0 +1,24 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "atoms/atom_store.hpp"
+#include "deck/deck.hpp"
+#include "domain/rank_grid.hpp"
+
+namespace tessera {
+
+// `tessera plan DECK --gpus N [--nodes M]`: how the deck's system would be
+// laid out over N ranks (one GPU each): the rank grid, atoms and ghost atoms
+// per rank (counted from the deck's actual atoms), GPU memory per rank, time
+// per step from measured figures where any exist, and an #SBATCH header.
+std::string make_plan(const Deck& deck, int gpus, int nodes);
+
+// Atoms each rank of grid `g` would own, and the periodic images within
+// `reach` of its sub-box it would hold as ghosts. Rank r = (cz * ny + cy) * nx + cx.
+struct RankCount {
+  long long local = 0, ghost = 0;
+};
+std::vector<RankCount> count_per_rank(const AtomStore& atoms, const Box& box, const RankGrid& g, double reach);
+
+}  // namespace tessera
