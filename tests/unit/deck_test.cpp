@@ -55,7 +55,7 @@ TEST_CASE("bad decks name file, line, column and key", "[deck]") {
   };
   const std::vector<Bad> bad = {
       {test::replace(kGood, "run: {steps: 10}", "run: {steps: 10, stpes: 3}"),
-       "bad.yaml:11:18: run.stpes: unknown key (allowed here: steps)"},
+       "bad.yaml:11:18: run.stpes: unknown key (allowed here: steps, max_walltime, stop_margin)"},
       {test::replace(kGood, "neighbor: {skin: 0.3}", "neighbour: {skin: 0.3}"), "bad.yaml:9:1: neighbour: unknown key"},
       {test::replace(kGood, "dt: 0.005", "dt: fast"), "bad.yaml:10:30: integrator.dt: expected a number, got 'fast'"},
       {test::replace(kGood, "steps: 10", "steps: 1.5"), "bad.yaml:11:14: run.steps: expected an integer, got '1.5'"},
