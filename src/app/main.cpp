@@ -9,6 +9,7 @@
 #include <exception>
 #include <optional>
 
+#include "comm/communicator.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "deck/deck.hpp"
@@ -75,7 +76,18 @@ std::optional<CheckpointState> find_restart(const Deck& deck, const std::string&
 }
 
 int cmd_run(const std::string& path, int threads, const std::string& backend, const std::string& restart_opt) {
+  const Communicator& comm = Communicator::world();
+  // One voice: rank 0 prints the banner, thermo and summary; the others keep
+  // stderr for errors only they can see.
+  if (comm.rank() != 0 && !std::freopen("/dev/null", "w", stdout))
+    throw std::runtime_error("cannot silence stdout on rank > 0");
   const Deck deck = load_with_overrides(path, threads, backend);
+  if (comm.parallel() &&
+      (deck.checkpoint.enabled() || deck.trajectory.enabled() || !restart_opt.empty() || !deck.restart.empty()))
+    throw InputError(
+        fmt::format("{}: checkpoints, trajectories and restarts run on one rank only in this version "
+                    "(several ranks write them once parallel HDF5 output lands); started on {} ranks",
+                    path, comm.size()));
   Simulation sim(deck);  // every input check happens here, before any file is opened
   std::string source;
   const std::string restart = restart_opt.empty() ? deck.restart : restart_opt;
@@ -89,8 +101,8 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   fmt::print("Tessera {}\n{}\n", version_string(), run_banner(sim));
   if (resume_step >= 0) fmt::print("Restarted from {} at step {}\n", source, resume_step);
   std::fflush(stdout);
-  ThermoWriter writer(deck.thermo.file, deck.thermo.screen, deck.integrator.style == IntegratorStyle::kNoseHoover,
-                      resume_step);
+  ThermoWriter writer(comm.rank() == 0 ? deck.thermo.file : std::string(), deck.thermo.screen && comm.rank() == 0,
+                      deck.integrator.style == IntegratorStyle::kNoseHoover, resume_step);
   const StopPolicy stop(g_start, deck.max_walltime, deck.stop_margin, slurm_job_end());
   if (const std::string budget = stop.describe(); !budget.empty()) fmt::print("Time budget: {}\n", budget);
   RunOutputs outputs(deck, sim, resume_step, &stop);
@@ -129,6 +141,8 @@ int cmd_validate(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  MpiSession mpi(argc, argv);
+  const bool rank0 = Communicator::world().rank() == 0;
   g_start = StopPolicy::Clock::now();
   install_stop_signals();
   // Past a file-size limit, writes should fail with EFBIG (reported, the last
@@ -176,10 +190,12 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
   } catch (const InputError& e) {
-    fmt::print(stderr, "tessera: error: {}\n", e.what());
+    // Every rank reads the same deck and finds the same fault.
+    if (rank0) fmt::print(stderr, "tessera: error: {}\n", e.what());
     return kExitBadInput;
   } catch (const SimulationError& e) {
-    fmt::print(stderr, "tessera: simulation stopped: {}\n", e.what());
+    // Empty: another rank found the problem and reports it.
+    if (*e.what()) fmt::print(stderr, "tessera: simulation stopped: {}\n", e.what());
     return kExitSimulationFailed;
   } catch (const IoError& e) {
     fmt::print(stderr, "tessera: I/O error: {}\n", e.what());
@@ -187,7 +203,8 @@ int main(int argc, char** argv) {
     // failed to flush (full disk); leave without running it.
     std::fflush(stdout);
     std::fflush(stderr);
-    std::_Exit(kExitIoFailed);
+    // Only rank 0 writes files: the others must not wait for it forever.
+    Communicator::world().abort(kExitIoFailed);
   } catch (const std::exception& e) {
     fmt::print(stderr, "tessera: internal error: {}\n", e.what());
     return kExitInternal;

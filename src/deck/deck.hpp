@@ -117,7 +117,9 @@ struct Deck {
   ThermoSpec thermo;
   CheckpointSpec checkpoint;
   TrajectorySpec trajectory;
-  std::string restart;  // "" (fresh), "auto", or a checkpoint file
+  std::string restart;                        // "" (fresh), "auto", or a checkpoint file
+  std::array<int, 3> decomposition{0, 0, 0};  // ranks per axis; 0: chosen
+  DeckLocation decomposition_at;
 };
 
 // Reads and checks a deck. Throws InputError naming file, line, column and

@@ -346,7 +346,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   const std::string dir = std::filesystem::path(path).parent_path().string();
   const YamlSection top(root, path, "");
   top.only({"units", "backend", "threads", "system", "velocity", "potential", "neighbor", "integrator", "run", "output",
-            "restart"});
+            "restart", "decomposition"});
   d.units = top.string("units", "lj");
   if (d.units != "lj") top.fail("units", fmt::format("unknown units '{}' (only 'lj' is supported)", d.units));
   d.backend = top.string("backend", "auto");
@@ -376,6 +376,16 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     if (out.has("thermo")) d.thermo = read_thermo(out.section("thermo"));
     if (out.has("checkpoint")) d.checkpoint = read_checkpoint(out.section("checkpoint"));
     if (out.has("trajectory")) d.trajectory = read_trajectory(out.section("trajectory"));
+  }
+  if (top.has("decomposition")) {
+    const YAML::Node n = top.node("decomposition");
+    d.decomposition_at = top.where("decomposition");
+    if (!n.IsSequence() || n.size() != 3) throw_at(d.decomposition_at, "expected [nx, ny, nz], ranks along each axis");
+    for (int k = 0; k < 3; ++k) {
+      const long long v = to_integer(n[k], d.decomposition_at);
+      if (v < 1 || v > 100000) throw_at(d.decomposition_at, fmt::format("each count must be 1 .. 100000, got {}", v));
+      d.decomposition[k] = static_cast<int>(v);
+    }
   }
   d.restart = top.string("restart", "");
   if (!d.restart.empty() && d.restart != "auto")

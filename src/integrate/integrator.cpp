@@ -11,8 +11,8 @@
 
 namespace tessera {
 
-Integrator::Integrator(const IntegratorSpec& spec, long long natoms)
-    : spec_(spec), dof_(3.0 * static_cast<double>(natoms) - 3.0) {
+Integrator::Integrator(const IntegratorSpec& spec, long long natoms, const Communicator* comm)
+    : spec_(spec), dof_(3.0 * static_cast<double>(natoms) - 3.0), comm_(comm) {
   if (spec_.style == IntegratorStyle::kNoseHoover) {
     const double kt = spec_.temperature, tau2 = spec_.damping * spec_.damping;
     q_.assign(spec_.chain, kt * tau2);
@@ -60,6 +60,7 @@ void Integrator::chain_half_step(AtomStore& a) {
   const double kt = spec_.temperature;
   const double dt2 = 0.5 * spec_.dt, dt4 = 0.25 * spec_.dt, dt8 = 0.125 * spec_.dt;
   double mv2 = sum_mv2(a);
+  if (comm_) comm_->sum_in_rank_order(&mv2, 1);
   auto force = [&](int k) {
     return k == 0 ? (mv2 - dof_ * kt) / q_[0] : (q_[k - 1] * vxi_[k - 1] * vxi_[k - 1] - kt) / q_[k];
   };

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "atoms/atom_store.hpp"
+#include "comm/communicator.hpp"
 #include "deck/deck.hpp"
 
 namespace tessera {
@@ -14,7 +15,8 @@ namespace tessera {
 //                Verlet step (Trotter splitting, Tuckerman et al. 2006).
 class Integrator {
  public:
-  Integrator(const IntegratorSpec& spec, long long natoms);
+  // `comm` sums the kinetic energy the chain needs over all ranks.
+  Integrator(const IntegratorSpec& spec, long long natoms, const Communicator* comm = nullptr);
 
   void initial(AtomStore& atoms);                // (chain half step), half kick, drift
   void post_force(AtomStore& atoms, long step);  // Langevin forces for this step
@@ -38,6 +40,7 @@ class Integrator {
 
   IntegratorSpec spec_;
   double dof_;
+  const Communicator* comm_ = nullptr;
   std::vector<double> q_, xi_, vxi_;  // chain masses, positions, velocities
 };
 

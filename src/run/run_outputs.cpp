@@ -121,7 +121,11 @@ bool RunOutputs::after_step(const Simulation& sim, bool last) {
   if (trajectory_ && step % deck_.trajectory.every == 0) write_frame(sim);
   if (stop_ && !last) {
     stop_reason_ = stop_->check();
-    if (!stop_reason_.empty()) return false;  // finish() writes the checkpoint
+    // All ranks stop at the same step, whichever saw the signal or deadline.
+    if (sim.comm().max(stop_reason_.empty() ? 0 : 1) != 0) {
+      if (stop_reason_.empty()) stop_reason_ = "another rank's request";
+      return false;  // finish() writes the checkpoint
+    }
   }
   const CheckpointSpec& c = deck_.checkpoint;
   if (!c.enabled() || last) return true;  // the last step's checkpoint comes from finish()

@@ -7,11 +7,24 @@
 
 #include "core/error.hpp"
 #include "deck/pair_table.hpp"
+#include "deck/yaml_section.hpp"
 #include "system/build_system.hpp"
 
 namespace tessera {
 
-Simulation::Simulation(const Deck& deck) : deck_(deck), integrator_(deck.integrator, 0) {
+namespace {
+// A well-mixed hash of an id, summed over atoms: with the plain id sum, it
+// catches lost, duplicated and swapped atoms alike.
+std::uint64_t mix_id(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+Simulation::Simulation(const Deck& deck, const Communicator& comm)
+    : deck_(deck), comm_(comm), integrator_(deck.integrator, 0) {
   if (deck_.threads > 0) omp_set_num_threads(deck_.threads);
   BuiltSystem sys = build_system(deck_);
   box_ = sys.box;
@@ -21,18 +34,85 @@ Simulation::Simulation(const Deck& deck) : deck_(deck), integrator_(deck.integra
   const auto table = resolve_pair_table(deck_.potential, atoms_.ntypes);
   pair_ = find_pair_style(deck_.potential.style)->make(atoms_.ntypes, table, deck_.potential.shift);
   reach_ = pair_->max_cutoff() + deck_.neighbor.skin;
-  integrator_ = Integrator(deck_.integrator, natoms_);
+  integrator_ = Integrator(deck_.integrator, natoms_, &comm_);
+  for (std::size_t i = 0; i < atoms_.nlocal; ++i) {
+    id_sum_ += static_cast<std::uint64_t>(atoms_.id[i]);
+    id_hash_ += mix_id(static_cast<std::uint64_t>(atoms_.id[i]));
+  }
+  // Every rank builds the whole system (identical everywhere: lattice or
+  // file, velocities drawn per id) and keeps the atoms of its sub-box.
+  if (comm_.parallel()) {
+    if (deck_.decomposition[0] > 0) {
+      grid_.n = deck_.decomposition;
+      if (grid_.size() != comm_.size())
+        throw_at(deck_.decomposition_at,
+                 fmt::format("{} = {} ranks, but the run has {}", grid_.str(), grid_.size(), comm_.size()));
+      for (int d = 0; d < 3; ++d)
+        if (grid_.n[d] > 1 && box_.length(d) / grid_.n[d] < reach_)
+          throw_at(deck_.decomposition_at,
+                   fmt::format("{} ranks along {} make sub-boxes {:g} thick, thinner than cutoff + skin = {:g}",
+                               grid_.n[d], "xyz"[d], box_.length(d) / grid_.n[d], reach_));
+    } else {
+      grid_ = choose_rank_grid(comm_.size(), box_, reach_);
+    }
+    const int r = comm_.rank();
+    const std::array<int, 3> cell{r % grid_.n[0], (r / grid_.n[0]) % grid_.n[1], r / (grid_.n[0] * grid_.n[1])};
+    sub_ = tessera::sub_domain(box_, grid_, cell);
+    halo_ = HaloExchange(grid_, cell, comm_);
+    std::vector<std::size_t> mine;
+    for (std::size_t i = 0; i < atoms_.nlocal; ++i) {
+      bool in = true;
+      const double p[3] = {atoms_.x[i], atoms_.y[i], atoms_.z[i]};
+      for (int d = 0; d < 3; ++d) in = in && p[d] >= sub_.lo[d] && p[d] < sub_.hi[d];
+      if (in) mine.push_back(i);
+    }
+    atoms_.permute_local(mine);  // keeps only `mine`, in order
+    atoms_.resize_local(mine.size());
+    verify_atoms();
+  }
+}
+
+// The global atom count and id checksums, at every rebuild: atoms must never
+// be lost or duplicated by migration.
+void Simulation::verify_atoms() const {
+  if (!comm_.parallel()) return;
+  std::uint64_t sum = 0, hash = 0;
+  for (std::size_t i = 0; i < atoms_.nlocal; ++i) {
+    sum += static_cast<std::uint64_t>(atoms_.id[i]);
+    hash += mix_id(static_cast<std::uint64_t>(atoms_.id[i]));
+  }
+  const auto counts = comm_.allgather(static_cast<long long>(atoms_.nlocal));
+  long long total = 0;
+  for (long long c : counts) total += c;
+  sum = comm_.sum_u64(sum);
+  hash = comm_.sum_u64(hash);
+  if (total == natoms_ && sum == id_sum_ && hash == id_hash_) return;
+  std::string per_rank;
+  for (std::size_t r = 0; r < counts.size(); ++r) per_rank += fmt::format("{}rank {}: {}", r ? ", " : "", r, counts[r]);
+  throw SimulationError(fmt::format(
+      "step {}: rank {}: the ranks hold {} atoms ({}), expected {}{}; atoms were lost "
+      "or duplicated in the exchange between ranks",
+      step_, comm_.rank(), total, per_rank, natoms_, total == natoms_ ? ", and the id checksum differs" : ""));
 }
 
 void Simulation::rebuild() {
   timers_.next(Phase::kCommunicate);
-  PeriodicGhosts::wrap(atoms_, box_);
+  if (comm_.parallel()) {
+    halo_.migrate(atoms_, sub_);
+    PeriodicGhosts::wrap(atoms_, box_);
+    verify_atoms();
+  } else {
+    PeriodicGhosts::wrap(atoms_, box_);
+  }
   if (deck_.neighbor.sort) {
     timers_.next(Phase::kNeighbor);
     sort_atoms_spatially(atoms_, sub_, 0.5 * reach_);
   }
   timers_.next(Phase::kCommunicate);
-  ghosts_.build(atoms_, sub_, reach_);
+  if (comm_.parallel())
+    halo_.build(atoms_, sub_, reach_);
+  else
+    ghosts_.build(atoms_, sub_, reach_);
   timers_.next(Phase::kNeighbor);
   builder_.build(atoms_, sub_, reach_, nlist_);
   last_build_ = step_;
@@ -60,7 +140,7 @@ bool Simulation::rebuild_due() {
   if (ago < n.delay || ago % n.every != 0) return false;
   if (!n.check) return true;
   const double half = 0.5 * n.skin;
-  return max_displacement_sq(atoms_, nlist_) > half * half;
+  return comm_.max(max_displacement_sq(atoms_, nlist_)) > half * half;
 }
 
 // Stops the run before a bad state spreads: a non-finite position, or an
@@ -79,7 +159,9 @@ void Simulation::check_motion() const {
     const bool finite = std::isfinite(a.x[i]) && std::isfinite(a.y[i]) && std::isfinite(a.z[i]) && std::isfinite(v2);
     if (!finite || v2 > limit_sq) bad = std::min(bad, i);
   }
-  if (bad == n) return;
+  // All ranks stop together; the rank that found the atom says which.
+  if (comm_.max(bad == n ? 0 : 1) == 0) return;
+  if (bad == n) throw SimulationError("");
   const long i = bad;
   const double moved = dt * std::sqrt(a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i]);
   const std::string what = std::isfinite(moved) && std::isfinite(a.x[i] + a.y[i] + a.z[i])
@@ -87,9 +169,10 @@ void Simulation::check_motion() const {
                                              deck_.neighbor.skin > 0 ? "the neighbor skin" : "half the cutoff", limit)
                                : std::string("has a non-finite position or velocity (NaN or inf)");
   throw SimulationError(
-      fmt::format("step {}: atom {} at ({:.10g}, {:.10g}, {:.10g}) {}; the run is stopped "
+      fmt::format("step {}: {}atom {} at ({:.10g}, {:.10g}, {:.10g}) {}; the run is stopped "
                   "(time step too large, atoms overlapping, or bad potential parameters)",
-                  step_, a.id[i], a.x[i], a.y[i], a.z[i], what));
+                  step_, comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : std::string(), a.id[i], a.x[i],
+                  a.y[i], a.z[i], what));
 }
 
 void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
@@ -122,7 +205,10 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
       rebuild();
     } else {
       timers_.next(Phase::kCommunicate);
-      ghosts_.update_positions(atoms_, box_);
+      if (comm_.parallel())
+        halo_.update_positions(atoms_);
+      else
+        ghosts_.update_positions(atoms_, box_);
     }
     timers_.next(Phase::kPair);
     compute_forces();
@@ -136,7 +222,11 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
 }
 
 ThermoValues Simulation::thermo() const {
-  return thermo_values(step_, sum_thermo(atoms_), natoms_, box_.volume(), integrator_.thermostat_energy());
+  ThermoSums s = sum_thermo(atoms_);
+  double v[3] = {s.mv2, s.pe, s.virial};
+  comm_.sum_in_rank_order(v, 3);
+  s = ThermoSums{v[0], v[1], v[2]};
+  return thermo_values(step_, s, natoms_, box_.volume(), integrator_.thermostat_energy());
 }
 
 }  // namespace tessera

@@ -2,9 +2,12 @@
 #include <memory>
 
 #include "atoms/atom_store.hpp"
+#include "comm/communicator.hpp"
+#include "comm/halo_exchange.hpp"
 #include "deck/deck.hpp"
 #include "domain/box.hpp"
 #include "domain/periodic_ghosts.hpp"
+#include "domain/rank_grid.hpp"
 #include "integrate/integrator.hpp"
 #include "io/checkpoint.hpp"
 #include "neighbor/neighbor_list.hpp"
@@ -30,7 +33,9 @@ class StepHook {
 // deck asks for is checked in the constructor, before any output exists.
 class Simulation {
  public:
-  explicit Simulation(const Deck& deck);
+  // Several ranks (comm.size() > 1): this rank's share of the system, on a
+  // rank grid from the deck's `decomposition` or chosen for the least halo.
+  explicit Simulation(const Deck& deck, const Communicator& comm = Communicator::world());
 
   // Halo, neighbour list and forces for the current positions.
   void setup();
@@ -48,6 +53,9 @@ class Simulation {
   const NeighborList& neighbor_list() const { return nlist_; }
   long step() const { return step_; }
   long long natoms() const { return natoms_; }
+  const Communicator& comm() const { return comm_; }
+  const RankGrid& rank_grid() const { return grid_; }
+  const SubDomain& sub_domain() const { return sub_; }
   const PhaseTimers& timers() const { return timers_; }
   double loop_seconds() const { return loop_seconds_; }
   long steps_run() const { return steps_run_; }
@@ -71,8 +79,13 @@ class Simulation {
   void rebuild();
   bool rebuild_due();
   void check_motion() const;
+  void verify_atoms() const;
 
   Deck deck_;
+  const Communicator& comm_;
+  RankGrid grid_;
+  HaloExchange halo_;
+  std::uint64_t id_sum_ = 0, id_hash_ = 0;  // of all atoms, checked at every rebuild
   Box box_;
   SubDomain sub_;
   AtomStore atoms_;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
+
 namespace tessera {
 
 std::string run_banner(const Simulation& sim) {
@@ -21,6 +23,18 @@ std::string run_banner(const Simulation& sim) {
     s += fmt::format(" T {} damping {}", d.integrator.temperature, d.integrator.damping);
   s += fmt::format("\nBackend    cpu ({} OpenMP thread{}), double precision\n", omp_get_max_threads(),
                    omp_get_max_threads() > 1 ? "s" : "");
+  if (sim.comm().parallel()) {
+    const Communicator& c = sim.comm();
+    const auto counts = c.allgather(static_cast<long long>(sim.atoms().nlocal));
+    const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+    s += fmt::format("Ranks      {} MPI ranks on a {} grid; atoms per rank {} .. {} (mean {:.0f})\n", c.size(),
+                     sim.rank_grid().str(), *lo, *hi, static_cast<double>(sim.natoms()) / c.size());
+    const std::string host = c.host();
+    const auto hosts = c.gather_to_root(std::vector<char>(host.begin(), host.end()));
+    for (std::size_t r = 0; r < hosts.size(); ++r)
+      s += fmt::format("  rank {} -> host {} -> GPU none (CPU backend)\n", r,
+                       std::string(hosts[r].begin(), hosts[r].end()));
+  }
   s += fmt::format("Run        {} steps\n", d.steps);
   return s;
 }

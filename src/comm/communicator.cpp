@@ -1,0 +1,169 @@
+#include "comm/communicator.hpp"
+
+#include <fmt/format.h>
+// The C API only: the deprecated C++ bindings need their own library.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace tessera {
+
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw std::runtime_error(fmt::format("MPI {} failed: {}", what, std::string(text, len)));
+}
+
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+}  // namespace
+
+Communicator& Communicator::world() {
+  static Communicator c;
+  return c;
+}
+
+void Communicator::sum_in_rank_order(double* v, int n) const {
+  if (!mpi_ || size_ == 1) return;
+  std::vector<double> all(static_cast<std::size_t>(n) * size_);
+  check(MPI_Allgather(v, n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, MPI_COMM_WORLD), "Allgather");
+  for (int k = 0; k < n; ++k) {
+    double s = 0;
+    for (int r = 0; r < size_; ++r) s += all[static_cast<std::size_t>(r) * n + k];
+    v[k] = s;
+  }
+}
+
+long long Communicator::sum(long long v) const {
+  if (!mpi_ || size_ == 1) return v;
+  long long out = 0;
+  check(MPI_Allreduce(&v, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
+  return out;
+}
+
+std::uint64_t Communicator::sum_u64(std::uint64_t v) const {
+  if (!mpi_ || size_ == 1) return v;
+  std::uint64_t out = 0;
+  check(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
+  return out;
+}
+
+double Communicator::max(double v) const {
+  if (!mpi_ || size_ == 1) return v;
+  double out = 0;
+  check(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "Allreduce");
+  return out;
+}
+
+int Communicator::max(int v) const {
+  if (!mpi_ || size_ == 1) return v;
+  int out = 0;
+  check(MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "Allreduce");
+  return out;
+}
+
+std::vector<long long> Communicator::allgather(long long v) const {
+  std::vector<long long> out(static_cast<std::size_t>(size_), v);
+  if (mpi_ && size_ > 1)
+    check(MPI_Allgather(&v, 1, MPI_LONG_LONG, out.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD), "Allgather");
+  return out;
+}
+
+void Communicator::sendrecv(int to, const std::vector<char>& out, int from, std::vector<char>& in) const {
+  if (!mpi_ || (to == rank_ && from == rank_)) {
+    in = out;
+    return;
+  }
+  long long n_out = static_cast<long long>(out.size()), n_in = 0;
+  check(MPI_Sendrecv(&n_out, 1, MPI_LONG_LONG, to, 1, &n_in, 1, MPI_LONG_LONG, from, 1, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE),
+        "Sendrecv (size)");
+  in.resize(static_cast<std::size_t>(n_in));
+  // Messages past 2 GiB would need chunking; a halo that large means a
+  // sub-box of hundreds of millions of atoms.
+  if (n_out > (1LL << 31) - 1 || n_in > (1LL << 31) - 1) throw std::runtime_error("halo message over 2 GiB");
+  check(MPI_Sendrecv(out.data(), static_cast<int>(n_out), MPI_BYTE, to, 2, in.data(), static_cast<int>(n_in), MPI_BYTE,
+                     from, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "Sendrecv");
+}
+
+std::vector<std::vector<char>> Communicator::gather_to_root(const std::vector<char>& mine) const {
+  std::vector<std::vector<char>> out;
+  if (!mpi_ || size_ == 1) {
+    out.push_back(mine);
+    return out;
+  }
+  long long n = static_cast<long long>(mine.size());
+  std::vector<long long> sizes(static_cast<std::size_t>(size_));
+  check(MPI_Gather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "Gather");
+  if (rank_ != 0) {
+    if (n > 0) check(MPI_Send(mine.data(), static_cast<int>(n), MPI_BYTE, 0, 3, MPI_COMM_WORLD), "Send");
+    return out;
+  }
+  out.resize(static_cast<std::size_t>(size_));
+  out[0] = mine;
+  for (int r = 1; r < size_; ++r) {
+    out[r].resize(static_cast<std::size_t>(sizes[r]));
+    if (sizes[r] > 0)
+      check(MPI_Recv(out[r].data(), static_cast<int>(sizes[r]), MPI_BYTE, r, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "Recv");
+  }
+  return out;
+}
+
+void Communicator::broadcast(std::vector<char>& bytes) const {
+  if (!mpi_ || size_ == 1) return;
+  long long n = static_cast<long long>(bytes.size());
+  check(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "Bcast");
+  bytes.resize(static_cast<std::size_t>(n));
+  if (n > 0) check(MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_BYTE, 0, MPI_COMM_WORLD), "Bcast");
+}
+
+void Communicator::barrier() const {
+  if (mpi_ && size_ > 1) check(MPI_Barrier(MPI_COMM_WORLD), "Barrier");
+}
+
+void Communicator::abort(int code) const {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (mpi_ && size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+std::string Communicator::host() const {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+MpiSession::MpiSession(int& argc, char**& argv) {
+  if (!launched_by_mpi()) return;
+  int provided = 0;
+  check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "Init");
+  // Errors come back as codes that check() turns into messages, instead of
+  // MPI's default of aborting without saying where.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  Communicator& c = Communicator::world();
+  c.mpi_ = true;
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &c.rank_), "Comm_rank");
+  check(MPI_Comm_size(MPI_COMM_WORLD, &c.size_), "Comm_size");
+  active_ = true;
+}
+
+MpiSession::~MpiSession() {
+  if (active_) MPI_Finalize();
+}
+
+}  // namespace tessera

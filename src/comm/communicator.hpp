@@ -1,0 +1,65 @@
+#pragma once
+// Every MPI call in Tessera goes through here. Without an MPI launcher (or in
+// the unit tests) the communicator is serial: one rank, collectives are
+// identities, and nothing touches MPI.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+class Communicator {
+ public:
+  // The process-wide communicator: MPI_COMM_WORLD once MpiSession has
+  // initialised MPI, else the serial one.
+  static Communicator& world();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool parallel() const { return size_ > 1; }
+
+  // Sums in rank order (gather, then add 0, 1, 2, ...): the same bits on
+  // every rank and in every run with this rank count.
+  void sum_in_rank_order(double* values, int n) const;
+  long long sum(long long v) const;
+  std::uint64_t sum_u64(std::uint64_t v) const;  // wraps modulo 2^64
+  double max(double v) const;
+  int max(int v) const;
+  std::vector<long long> allgather(long long v) const;
+
+  // Sends `out` to `to` and receives from `from` (sizes exchanged first).
+  void sendrecv(int to, const std::vector<char>& out, int from, std::vector<char>& in) const;
+  // Rank 0 receives every rank's bytes, in rank order; others get nothing.
+  std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
+  // Rank 0's bytes to everyone.
+  void broadcast(std::vector<char>& bytes) const;
+  void barrier() const;
+  // Ends every rank with this exit code (an MPI job cannot exit cleanly
+  // from one rank alone).
+  [[noreturn]] void abort(int code) const;
+
+  // "host" of this rank.
+  std::string host() const;
+
+ private:
+  Communicator() = default;
+  friend class MpiSession;
+  int rank_ = 0;
+  int size_ = 1;
+  bool mpi_ = false;
+};
+
+// MPI_Init / MPI_Finalize for the app, only when started by an MPI launcher
+// (mpirun, srun): a plain `tessera run` stays free of MPI start-up costs.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+ private:
+  bool active_ = false;
+};
+
+}  // namespace tessera

@@ -1,0 +1,49 @@
+#pragma once
+// Ghost atoms from the neighbouring ranks of a 3-D rank grid, in six staged
+// swaps (x down, x up, y down, y up, z down, z up). Each swap also forwards
+// the ghosts the earlier stages brought, so edge and corner images arrive
+// without diagonal messages. Along an axis with one rank the "neighbour" is
+// this rank and a swap is a periodic copy.
+#include <array>
+#include <vector>
+
+#include "atoms/atom_store.hpp"
+#include "comm/communicator.hpp"
+#include "domain/box.hpp"
+#include "domain/rank_grid.hpp"
+
+namespace tessera {
+
+class HaloExchange {
+ public:
+  HaloExchange() = default;
+  HaloExchange(const RankGrid& grid, const std::array<int, 3>& cell, const Communicator& comm);
+
+  // Drops old ghosts and imports every atom within `reach` of this rank's
+  // sub-box; records what went where for update_positions.
+  void build(AtomStore& atoms, const SubDomain& sd, double reach);
+  // Moves the ghosts with their owners (every step between rebuilds).
+  void update_positions(AtomStore& atoms) const;
+
+  // Sends atoms that left the sub-box to the neighbour they moved into
+  // (before wrapping them into the box). Velocities and images travel along.
+  // An atom that moved past a neighbour's sub-box is an error naming it.
+  void migrate(AtomStore& atoms, const SubDomain& sd) const;
+
+  int neighbour(int dim, int dir) const;  // rank of the neighbour cell
+
+ private:
+  struct Swap {
+    int dim = 0, dir = 0;
+    int to = 0, from = 0;
+    double shift = 0;  // added to coordinate `dim` of what is sent
+    std::vector<int> send;
+    std::size_t first = 0, count = 0;  // where the received ghosts sit
+  };
+  RankGrid grid_;
+  std::array<int, 3> cell_{0, 0, 0};
+  const Communicator* comm_ = nullptr;
+  std::vector<Swap> swaps_;
+};
+
+}  // namespace tessera
