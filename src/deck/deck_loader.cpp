@@ -13,6 +13,7 @@
 #include "deck/deck.hpp"
 #include "deck/yaml_section.hpp"
 #include "potentials/pair_style.hpp"
+#include "system/memory_check.hpp"
 
 namespace tessera {
 
@@ -75,6 +76,11 @@ LatticeSpec read_lattice(const YamlSection& s) {
     l.constant = std::cbrt(nbasis / positive(s, "density"));
   else
     l.constant = positive(s, "constant");
+  // Reduced units: a lattice constant of a million sigma is a unit mistake,
+  // and boxes that size defeat the cell lists.
+  const char* given = s.has("density") ? "density" : "constant";
+  if (!(l.constant <= 1e6) || !(l.constant >= 1e-6))
+    s.fail(given, fmt::format("gives a lattice constant of {:g}, outside 1e-6 .. 1e6 (reduced units)", l.constant));
   const YAML::Node c = s.node("cells");
   const DeckLocation at = s.where("cells");
   if (!c.IsSequence() || c.size() != 3) throw_at(at, "expected three cell counts [nx, ny, nz]");
@@ -88,6 +94,7 @@ LatticeSpec read_lattice(const YamlSection& s) {
     total *= v;
     if (total > (1LL << 40)) throw_at(at, "lattice would hold more than 2^40 atoms");
   }
+  if (const std::string why = memory_shortfall(total); !why.empty()) throw_at(at, why);
   if (s.has("basis_types")) {
     const YAML::Node b = s.node("basis_types");
     l.basis_types_at = s.where("basis_types");
@@ -208,8 +215,9 @@ NeighborSpec read_neighbor(const YamlSection& s) {
   n.skin_at = s.where("skin");
   if (n.skin < 0) s.fail("skin", fmt::format("must not be negative, got {}", n.skin));
   n.every = static_cast<int>(s.has("every") ? positive_int(s, "every", 1000000) : 1);
-  n.delay = static_cast<int>(s.integer("delay", 0));
-  if (n.delay < 0) s.fail("delay", "must not be negative");
+  const long long delay = s.integer("delay", 0);
+  if (delay < 0 || delay > 1000000) s.fail("delay", fmt::format("must be between 0 and 1000000, got {}", delay));
+  n.delay = static_cast<int>(delay);
   n.check = s.boolean("check", true);
   n.sort = s.boolean("sort", true);
   return n;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include <cmath>
 
 #include "core/error.hpp"
@@ -119,9 +121,16 @@ YamlSection YamlSection::section(const std::string& key) const {
 YAML::Node YamlSection::node(const std::string& key) const { return require(key); }
 
 void YamlSection::only(std::initializer_list<const char*> allowed) const {
+  // yaml-cpp keeps both entries of a repeated key and lookups see only one:
+  // a typo'd copy of a key must not silently win or lose.
+  std::map<std::string, int> first_line;
   for (const auto& kv : node_) {
     const YAML::Node k = kv.first;
     const std::string name = k.IsScalar() ? k.Scalar() : std::string("?");
+    const auto [it, fresh] = first_line.emplace(name, k.Mark().line + 1);
+    if (!fresh)
+      throw_at(location_of(k, file_, key_path(name)),
+               fmt::format("duplicate key (first given on line {})", it->second));
     bool ok = false;
     std::string list;
     for (const char* a : allowed) {

@@ -14,11 +14,25 @@ struct CellGrid {
   double inv_size[3] = {1, 1, 1};
   int n[3] = {1, 1, 1};
 
+  // At most kMaxCells cells: a huge, nearly empty box gets wider cells
+  // (still correct, only more candidates per cell) instead of an index that
+  // overflows or a bin array that does not fit in memory.
+  static constexpr double kMaxCells = 1 << 24;
   static CellGrid cover(const double lo_in[3], const double hi_in[3], double min_size) {
     CellGrid g;
+    double size = min_size;
+    for (;;) {
+      double cells = 1;
+      for (int d = 0; d < 3; ++d) {
+        const double len = hi_in[d] - lo_in[d];
+        cells *= len > size ? std::floor(len / size) : 1.0;
+      }
+      if (cells <= kMaxCells) break;
+      size *= 2;
+    }
     for (int d = 0; d < 3; ++d) {
       const double len = hi_in[d] - lo_in[d];
-      g.n[d] = len > min_size ? static_cast<int>(std::floor(len / min_size)) : 1;
+      g.n[d] = len > size ? static_cast<int>(std::floor(len / size)) : 1;
       g.lo[d] = lo_in[d];
       g.inv_size[d] = g.n[d] / len;
     }

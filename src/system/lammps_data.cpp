@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "system/build_system.hpp"
+#include "system/memory_check.hpp"
 
 namespace tessera {
 
@@ -116,6 +117,7 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
       natoms = parse_int(f, tok[0], "atoms");
       if (natoms <= 0) f.fail("atoms", fmt::format("atom count must be positive, got {}", natoms));
       if (natoms > (1LL << 40)) f.fail("atoms", fmt::format("atom count {} is too large", natoms));
+      if (const std::string why = memory_shortfall(natoms); !why.empty()) f.fail("atoms", why);
     } else if (tok.size() >= 2 && parse_int(f, tok[0], tok.back()) == 0) {
       // "0 bonds" and the like: harmless for an atomic system.
     } else {
