@@ -181,9 +181,11 @@ PotentialSpec read_potential(const YamlSection& s) {
     c.at = e.here();
     const YAML::Node t = e.node("types");
     if (!t.IsSequence() || t.size() != 2) e.fail("types", "expected two atom types [i, j]");
-    c.ti = static_cast<int>(to_integer(t[0], e.where("types")));
-    c.tj = static_cast<int>(to_integer(t[1], e.where("types")));
-    if (c.ti <= 0 || c.tj <= 0) e.fail("types", "atom types start at 1");
+    const long long ti = to_integer(t[0], e.where("types")), tj = to_integer(t[1], e.where("types"));
+    if (ti <= 0 || tj <= 0) e.fail("types", "atom types start at 1");
+    if (ti > 1000 || tj > 1000) e.fail("types", fmt::format("atom types go up to 1000, got [{}, {}]", ti, tj));
+    c.ti = static_cast<int>(ti);
+    c.tj = static_cast<int>(tj);
     if (c.ti > c.tj) std::swap(c.ti, c.tj);
     for (std::size_t n = 0; n < entry->coeff_names.size(); ++n) c.coeffs.c[n] = e.number(entry->coeff_names[n]);
     c.coeffs.cutoff = e.has("cutoff") ? positive(e, "cutoff") : p.cutoff;
@@ -360,8 +362,9 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   d.backend = top.string("backend", "auto");
   if (d.backend != "auto" && d.backend != "cpu" && d.backend != "cuda")
     top.fail("backend", fmt::format("unknown backend '{}' (known: auto, cpu, cuda)", d.backend));
-  d.threads = static_cast<int>(top.integer("threads", 0));
-  if (d.threads < 0 || d.threads > 4096) top.fail("threads", "must be between 0 (default) and 4096");
+  const long long threads = top.integer("threads", 0);
+  if (threads < 0 || threads > 4096) top.fail("threads", "must be between 0 (default) and 4096");
+  d.threads = static_cast<int>(threads);
   d.system = read_system(top.section("system"), dir);
   if (top.has("velocity")) d.velocity = read_velocity(top.section("velocity"));
   d.potential = read_potential(top.section("potential"));

@@ -183,6 +183,12 @@ std::vector<T> read_array(hid_t parent, const std::string& name, long long expec
     throw H5Error(fmt::format("dataset '{}' has {} rows, expected {}", name, rows, expect_rows));
   if (expect_cols >= 0 && cols != expect_cols)
     throw H5Error(fmt::format("dataset '{}' has {} columns, expected {}", name, cols, expect_cols));
+  // A damaged or crafted file can claim any shape: never allocate more than
+  // the bytes the dataset really stores.
+  const double claimed = static_cast<double>(rows) * static_cast<double>(cols ? cols : 1) * sizeof(T);
+  const double stored = static_cast<double>(H5Dget_storage_size(set));
+  if (claimed > stored)
+    throw H5Error(fmt::format("dataset '{}' claims {:.0f} bytes but stores {:.0f}", name, claimed, stored));
   std::vector<T> out(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols ? cols : 1));
   if (!out.empty())
     check_status(H5Dread(set, native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include <cerrno>
 #include <cmath>
 #include <fstream>
@@ -118,6 +120,13 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
       if (natoms <= 0) f.fail("atoms", fmt::format("atom count must be positive, got {}", natoms));
       if (natoms > (1LL << 40)) f.fail("atoms", fmt::format("atom count {} is too large", natoms));
       if (const std::string why = memory_shortfall(natoms); !why.empty()) f.fail("atoms", why);
+      // Each atom needs a line of at least "i t x y z": ~10 bytes. A header
+      // promising more than the file can hold is refused before anything
+      // is sized from it.
+      std::error_code ec;
+      const auto bytes = std::filesystem::file_size(path, ec);
+      if (!ec && static_cast<double>(natoms) * 10 > static_cast<double>(bytes))
+        f.fail("atoms", fmt::format("the header promises {} atoms, but the file has only {} bytes", natoms, bytes));
     } else if (tok.size() >= 2 && parse_int(f, tok[0], tok.back()) == 0) {
       // "0 bonds" and the like: harmless for an atomic system.
     } else {

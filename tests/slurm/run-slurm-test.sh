@@ -9,7 +9,13 @@
 #     script requeues the job, the next run continues; the result must equal
 #     the reference bitwise (positions, velocities, thermo CSV, trajectory);
 #  3. time budget: the same with run.max_walltime instead of a signal;
-#  4. sweep: slurm/temperature-sweep.sbatch as a 2-task array.
+#  4. cap: MAX_RESTARTS=0 ends the job with 75 instead of requeueing; the
+#     same sbatch line submitted again finishes the run, still bitwise equal;
+#  5. sweep: slurm/temperature-sweep.sbatch as a 2-task array, one folder and
+#     one temperature per task;
+#  6. gpu: slurm/one-gpu.sbatch, one-node-gpus.sbatch and multi-node.sbatch
+#     on two stand-in GPUs (device files, no real GPU; tessera runs on the
+#     CPU): one GPU per rank, local ids, PMIx ranks, a 2-rank tessera run.
 # The daemons it started are stopped on every exit. Needs root and the
 # Debian packages slurm-wlm and munge (exit 77, skipped, when they are
 # missing, except under CI=true, where that is a failure).
@@ -61,9 +67,13 @@ cleanup() {
     kill -KILL "${pids[i]}" 2> /dev/null
     wait "${pids[i]}" 2> /dev/null
   done
-  # Anything still running from inside our folder was started by this test
-  # (a job step that outlived its slurmd): end it by its process id.
+  # A polling loop of ours still running in a subshell (when the test was
+  # interrupted), and anything still running from inside our folder (a job
+  # step that outlived its slurmd) were started by this test: end them by id.
   local p
+  for p in $(ps -o pid= --ppid $$); do
+    kill -TERM "$p" 2> /dev/null
+  done
   for p in /proc/[0-9]*; do
     case $(readlink "$p/cwd" 2> /dev/null) in
       "$work" | "$work"/*) kill -KILL "${p#/proc/}" 2> /dev/null ;;
@@ -117,9 +127,21 @@ for x in s: x.bind(("127.0.0.1", 0))
 print(*(x.getsockname()[1] for x in s))')
 host=$(hostname -s)
 cpus=$(nproc)
+# Two stand-in GPUs: character devices like /dev/null (Slurm accepts only
+# device files in gres.conf). With them the GPU scripts run as written and
+# Slurm binds one "GPU" per task; tessera itself runs on the CPU.
+gpus=0
+node_gres=
+mkdir "$work/dev"
+if mknod "$work/dev/gpu0" c 1 3 2> /dev/null && mknod "$work/dev/gpu1" c 1 3 2> /dev/null; then
+  gpus=2
+  node_gres="Gres=gpu:$gpus"
+  # Slurm reads gres.conf from the folder of slurm.conf.
+  echo "Name=gpu File=$work/dev/gpu[0-1]" > "$work/gres.conf"
+fi
 sed -e "s|@HOST@|$host|g" -e "s|@CTLD_PORT@|$ctld_port|g" \
     -e "s|@SLURMD_PORT@|$slurmd_port|g" -e "s|@MUNGE_SOCKET@|$socket|g" \
-    -e "s|@DIR@|$work|g" -e "s|@CPUS@|$cpus|g" \
+    -e "s|@DIR@|$work|g" -e "s|@CPUS@|$cpus|g" -e "s|@NODE_GRES@|$node_gres|g" \
     "$src/tests/slurm/slurm.conf.in" > "$work/slurm.conf"
 export SLURM_CONF=$work/slurm.conf
 # Foreground daemons in the background: their process ids are ours to stop.
@@ -135,14 +157,16 @@ for _ in $(seq 120); do
 done
 [[ $state == idle ]] || die "the node did not become idle (state '$state')" \
   "$work/slurmctld.out" "$work/slurmctld.log" "$work/slurmd.out" "$work/slurmd.log"
-echo "ok   cluster up: slurmctld, slurmd and munged on $host ($cpus CPUs) after $((SECONDS - started)) s"
+echo "ok   cluster up: slurmctld, slurmd and munged on $host ($cpus CPUs, $gpus stand-in GPUs) after $((SECONDS - started)) s"
 
 # --- helpers ------------------------------------------------------------
 field() {  # field JOBID NAME: a field of `scontrol show job`, first record
   scontrol -o show job "$1" 2> /dev/null | head -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 # wait_job JOBID SECONDS: until the job has finished for good (a requeued job
-# goes back to PENDING, not to an end state). Prints the final state.
+# goes back to PENDING, not to an end state). Prints the final state. The
+# limits below are several times what the jobs take on an idle machine:
+# under load (other tests beside this one) everything slows down a lot.
 wait_job() {
   local s
   for _ in $(seq $(($2 * 2))); do
@@ -157,9 +181,10 @@ wait_job() {
   scancel "$1" 2> /dev/null
   return 1
 }
-# Job options every submission shares: this node's cores, no GPU (the test
-# machine has none), a time limit far from the test's duration.
-sbatch_opts=(--parsable --cpus-per-task="$cpus" --gpus-per-task=0 --time=30)
+# Job options every submission shares: this node's cores and a time limit
+# far from the test's duration (and without stand-in GPUs, no GPU).
+sbatch_opts=(--parsable --cpus-per-task="$cpus" --time=30)
+((gpus)) || sbatch_opts+=(--gpus-per-task=0)
 export TESSERA=$bin OMP_WAIT_POLICY=PASSIVE
 
 # deck FILE EXTRA_RUN_KEYS: 2,048 atoms with a Langevin thermostat (its
@@ -206,7 +231,7 @@ mkdir "$work/ref"
 deck "$work/ref/deck.yaml" ""
 job=$(sbatch "${sbatch_opts[@]}" --chdir="$work/ref" --output="$work/ref/job.out" \
   "$src/slurm/cpu-node.sbatch" deck.yaml)
-end=$(wait_job "$job" 150)
+end=$(wait_job "$job" 300)
 check "reference: slurm/cpu-node.sbatch job completes ($end)" test "$end" = COMPLETED
 check "reference: exit code 0" test "$(field "$job" ExitCode)" = 0:0
 [[ -e $work/ref/$final ]] || die "reference: no final checkpoint" "$work/ref/job.out"
@@ -218,19 +243,19 @@ job=$(sbatch "${sbatch_opts[@]}" --chdir="$work/signal" --output="$work/signal/j
   "$src/slurm/requeue-until-done.sbatch" deck.yaml)
 # Signal once the run is well under way: its first checkpoint is written.
 has_checkpoint() { compgen -G "$work/signal/ckpt/ckpt-*.h5" > /dev/null; }
-for _ in $(seq 240); do
+for _ in $(seq 480); do
   has_checkpoint && break
   sleep 0.25
 done
 check "signal: the job's first checkpoint appeared" has_checkpoint
 scancel --batch --signal=USR1 "$job"
-end=$(wait_job "$job" 200)
+end=$(wait_job "$job" 400)
 out=$work/signal/job.out
 check "signal: job completes after the requeue ($end)" test "$end" = COMPLETED
 check "signal: exit code 0" test "$(field "$job" ExitCode)" = 0:0
 check "signal: the batch shell got USR1 and passed it on" grep -q "asking tessera to checkpoint and stop" "$out"
 check "signal: tessera stopped on SIGUSR1 with a checkpoint" \
-  grep -Eq "^tessera: stopped at step [0-9]+ \(SIGUSR1\): checkpoint .+; continue with --restart auto" "$out"
+  grep -Eq "^tessera: stopped at step [0-9]+ of 10000 \(SIGUSR1\): checkpoint .+; continue with --restart auto" "$out"
 check "signal: tessera exited with 75 and the script requeued" grep -q "tessera exited with code 75" "$out"
 check "signal: requeued (Restarts=$(field "$job" Restarts))" test "$(field "$job" Restarts)" -ge 1
 check "signal: the second run saw SLURM_RESTART_COUNT=1" grep -q "SLURM_RESTART_COUNT=1," "$out"
@@ -247,12 +272,12 @@ mkdir "$work/budget"
 deck "$work/budget/deck.yaml" ", max_walltime: 10, stop_margin: 2"
 job=$(sbatch "${sbatch_opts[@]}" --chdir="$work/budget" --output="$work/budget/job.out" \
   "$src/slurm/requeue-until-done.sbatch" deck.yaml)
-end=$(wait_job "$job" 240)
+end=$(wait_job "$job" 600)
 out=$work/budget/job.out
 check "budget: job completes after requeues ($end)" test "$end" = COMPLETED
 check "budget: exit code 0" test "$(field "$job" ExitCode)" = 0:0
-stops=$(grep -c "^tessera: stopped at step" "$out")
-check "budget: tessera stopped itself $stops time(s) with a checkpoint" test "$stops" -ge 1
+stops=$(grep -c "^tessera: stopped at step [0-9]* of 10000 (run.max_walltime): checkpoint" "$out")
+check "budget: tessera stopped itself on run.max_walltime $stops time(s) with a checkpoint" test "$stops" -ge 1
 check "budget: no signal was involved" bash -c "! grep -q 'got SIG' '$out'"
 check "budget: requeued (Restarts=$(field "$job" Restarts))" test "$(field "$job" Restarts)" -ge 1
 check "budget: every stop was followed by a requeue" \
@@ -260,7 +285,28 @@ check "budget: every stop was followed by a requeue" \
 check "budget: the last run reached run.steps" grep -q "requeue-until-done: run complete" "$out"
 same_as_reference "$work/budget" budget
 
-# --- 4. a temperature sweep as a job array --------------------------------
+# --- 4. the requeue cap, then the same sbatch line again -------------------
+# MAX_RESTARTS=0: the first stop ends the job with 75 instead of requeueing
+# it; submitting the same line again (without the cap) finishes the run.
+mkdir "$work/cap"
+deck "$work/cap/deck.yaml" ", max_walltime: 10, stop_margin: 2"
+job=$(MAX_RESTARTS=0 sbatch "${sbatch_opts[@]}" --chdir="$work/cap" --output="$work/cap/job-1.out" \
+  "$src/slurm/requeue-until-done.sbatch" deck.yaml)
+end=$(wait_job "$job" 300)
+check "cap: with MAX_RESTARTS=0 the job ends after one run ($end, exit code $(field "$job" ExitCode))" \
+  test "$end/$(field "$job" ExitCode)/$(field "$job" Restarts)" = FAILED/75:0/0
+check "cap: the script says why it did not requeue" grep -q "not requeueing: already requeued 0 times (MAX_RESTARTS=0)" "$work/cap/job-1.out"
+job=$(sbatch "${sbatch_opts[@]}" --chdir="$work/cap" --output="$work/cap/job-2.out" \
+  "$src/slurm/requeue-until-done.sbatch" deck.yaml)
+end=$(wait_job "$job" 400)
+check "cap: the resubmitted job completes ($end)" test "$end" = COMPLETED
+check "cap: the resubmitted job continued from the first job's checkpoint" \
+  grep -q "^Restarted from ckpt/ckpt-.*\.h5 at step" "$work/cap/job-2.out"
+check "cap: final positions and velocities bitwise equal to the reference" \
+  $py "$src/tests/e2e/compare_checkpoints.py" "$work/ref/$final" "$work/cap/$final"
+check "cap: thermo CSV byte-identical to the reference" cmp "$work/ref/thermo.csv" "$work/cap/thermo.csv"
+
+# --- 5. a temperature sweep as a job array --------------------------------
 mkdir "$work/sweep"
 cat > "$work/sweep/deck.yaml" << 'YAML'
 system:
@@ -279,7 +325,7 @@ output:
 YAML
 job=$(TEMPERATURES="0.9 1.1" sbatch "${sbatch_opts[@]}" --array=0-1 --chdir="$work/sweep" \
   --output="$work/sweep/job-%a.out" "$src/slurm/temperature-sweep.sbatch" deck.yaml)
-for _ in $(seq 240); do
+for _ in $(seq 600); do
   [[ -z $(squeue -h -j "$job" 2> /dev/null) ]] && break
   sleep 0.5
 done
@@ -297,8 +343,65 @@ assert rows[-1]["step"] == "200", rows[-1]
 PY
 done
 
+# --- 6. the GPU scripts: one GPU per rank ----------------------------------
+# A stand-in for tessera prints what each rank was given, then runs the real
+# tessera. This tessera refuses checkpoints and --restart on several ranks
+# (docs/deck.md, `decomposition`), so for the two-rank scripts the stand-in
+# drops `--restart auto` and the deck has no checkpoints.
+if ((gpus)); then
+  mkdir "$work/gpu"
+  cat > "$work/gpu/show-rank" << 'SH'
+#!/bin/bash
+echo "rank ${SLURM_PROCID} localid ${SLURM_LOCALID} gpus ${CUDA_VISIBLE_DEVICES:-none} pmix ${PMIX_RANK:-none} threads ${OMP_NUM_THREADS:-unset} args $*"
+if [[ ${DROP_RESTART:-0} == 1 ]]; then exec "$REAL_TESSERA" "${@:1:2}"; fi
+exec "$REAL_TESSERA" "$@"
+SH
+  chmod +x "$work/gpu/show-rank"
+  export REAL_TESSERA=$bin
+  mkdir "$work/gpu/one-gpu"
+  cp "$work/sweep/deck.yaml" "$work/gpu/one-gpu/deck.yaml"
+  job=$(TESSERA=$work/gpu/show-rank sbatch "${sbatch_opts[@]}" --chdir="$work/gpu/one-gpu" \
+    --output="$work/gpu/one-gpu/job.out" "$src/slurm/one-gpu.sbatch" deck.yaml)
+  end=$(wait_job "$job" 300)
+  check "gpu: slurm/one-gpu.sbatch runs tessera to the end ($end, exit code $(field "$job" ExitCode))" \
+    test "$end/$(field "$job" ExitCode)" = COMPLETED/0:0
+  check "gpu: one-gpu: one rank, one GPU, $cpus threads" \
+    grep -Eq "^rank 0 localid 0 gpus [0-9]+ pmix none threads $cpus args run deck.yaml --restart auto$" "$work/gpu/one-gpu/job.out"
+  check "gpu: one-gpu: thermo reached step 200" grep -q "^200," "$work/gpu/one-gpu/thermo.csv"
+  # Two ranks, each with one core and its own GPU, started through PMIx.
+  for script in one-node-gpus multi-node; do
+    d=$work/gpu/$script
+    mkdir "$d"
+    grep -v "checkpoint:" "$work/sweep/deck.yaml" > "$d/deck.yaml"
+    job=$(TESSERA=$work/gpu/show-rank DROP_RESTART=1 sbatch "${sbatch_opts[@]}" --nodes=1 \
+      --ntasks-per-node=2 --cpus-per-task=1 --chdir="$d" --output="$d/job.out" "$src/slurm/$script.sbatch" deck.yaml)
+    end=$(wait_job "$job" 300)
+    check "gpu: $script: two-rank tessera job completes ($end, exit code $(field "$job" ExitCode))" \
+      test "$end/$(field "$job" ExitCode)" = COMPLETED/0:0
+    check "gpu: $script: two PMIx ranks, local ids 0 and 1, one distinct GPU each" \
+      $py - "$d/job.out" << 'PY'
+import re, sys
+ranks = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"rank (\d+) localid (\d+) gpus (\S+) pmix (\S+) threads (\S+) args (.*)$", line.strip())
+    if m:
+        ranks[int(m[1])] = m.groups()[1:]
+assert sorted(ranks) == [0, 1], ranks
+assert sorted(r[0] for r in ranks.values()) == ["0", "1"], ranks
+gpus = [r[1] for r in ranks.values()]
+assert all(g.isdigit() for g in gpus) and len(set(gpus)) == 2, ranks
+assert all(r[2] == str(k) for k, r in ranks.items()), ranks
+assert all(r[3] == "1" and r[4] == "run deck.yaml --restart auto" for r in ranks.values()), ranks
+PY
+    check "gpu: $script: tessera ran as one simulation on 2 ranks to step 200" \
+      bash -c "grep -q '^Ranks  *2 MPI ranks' '$d/job.out' && grep -q '^200,' '$d/thermo.csv'"
+  done
+else
+  echo "skip gpu: cannot make stand-in GPU device files here (mknod); the GPU scripts were not run"
+fi
+
 if ((fail)); then
-  for f in "$work"/*/job*.out "$work/slurmctld.log" "$work/slurmd.log"; do
+  for f in "$work"/*/*.out "$work"/gpu/*/*.out "$work/slurmctld.log" "$work/slurmd.log"; do
     [[ -e $f ]] && { echo "--- $f"; tail -n 25 "$f"; }
   done
 fi
