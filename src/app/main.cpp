@@ -82,8 +82,8 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   if (comm.rank() != 0 && !std::freopen("/dev/null", "w", stdout))
     throw std::runtime_error("cannot silence stdout on rank > 0");
   const Deck deck = load_with_overrides(path, threads, backend);
-  if (comm.parallel() &&
-      (deck.checkpoint.enabled() || deck.trajectory.enabled() || !restart_opt.empty() || !deck.restart.empty()))
+  const bool restart_file = !restart_opt.empty() && restart_opt != "auto";
+  if (comm.parallel() && (deck.checkpoint.enabled() || deck.trajectory.enabled() || restart_file))
     throw InputError(
         fmt::format("{}: checkpoints, trajectories and restarts run on one rank only in this version "
                     "(several ranks write them once parallel HDF5 output lands); started on {} ranks",
@@ -103,7 +103,10 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   std::fflush(stdout);
   ThermoWriter writer(comm.rank() == 0 ? deck.thermo.file : std::string(), deck.thermo.screen && comm.rank() == 0,
                       deck.integrator.style == IntegratorStyle::kNoseHoover, resume_step);
-  const StopPolicy stop(g_start, deck.max_walltime, deck.stop_margin, slurm_job_end());
+  // Rank 0 alone asks Slurm (one query per job, not per rank); the ranks
+  // agree on stopping at every step anyway.
+  const StopPolicy stop(g_start, deck.max_walltime, deck.stop_margin,
+                        comm.rank() == 0 ? slurm_job_end() : std::nullopt);
   if (const std::string budget = stop.describe(); !budget.empty()) fmt::print("Time budget: {}\n", budget);
   RunOutputs outputs(deck, sim, resume_step, &stop);
   if (resume_step < 0) {

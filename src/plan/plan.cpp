@@ -122,10 +122,11 @@ std::string make_plan(const Deck& deck, int gpus, int nodes) {
       "Time per step: not estimated: no GPU throughput has been measured yet (benchmarks/results/ holds\n"
       "  only CPU figures). Time a short run (a few thousand steps) and scale by run.steps.\n";
   out += fmt::format(
-      "\nSuggested job header (one rank per GPU; edit the time):\n"
+      "\nSuggested job: copy slurm/requeue-until-done.sbatch (it passes the early-warning signal on to\n"
+      "tessera and requeues the job until the run is done; docs/slurm.md) and set its header to:\n"
       "#SBATCH --nodes={}\n#SBATCH --ntasks-per-node={}\n#SBATCH --gpus-per-task=1\n#SBATCH --cpus-per-task=4\n"
-      "#SBATCH --time=HH:MM:SS\n#SBATCH --signal=B:USR1@120\n#SBATCH --requeue\n"
-      "srun tessera run {} --restart auto\n",
+      "#SBATCH --time=HH:MM:SS\n#SBATCH --signal=B:USR1@300\n#SBATCH --requeue\n#SBATCH --open-mode=append\n"
+      "then: sbatch your-copy.sbatch {}\n",
       nodes, gpus / nodes, deck.path);
   return out;
 }

@@ -15,15 +15,27 @@ namespace tessera {
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_first_at = 0;  // seconds (monotonic) of the first signal
+
+long now_seconds() {
+  struct timespec t {};
+  clock_gettime(CLOCK_MONOTONIC, &t);  // async-signal-safe
+  return static_cast<long>(t.tv_sec);
+}
 
 void on_signal(int signo) {
-  if (g_signal != 0) {
+  // Slurm can deliver the same stop twice within a moment (to the batch
+  // shell's process group and to the step): only a repeat that comes later
+  // than that (1 s or more) counts as "stop faster".
+  if (g_signal != 0 && now_seconds() - g_first_at >= 1) {
     // Only async-signal-safe calls here.
     static const char msg[] = "tessera: second signal: stopping now; the last checkpoint on disk is intact\n";
     const ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)ignored;
     ::_exit(kExitIncomplete);
   }
+  if (g_signal != 0) return;
+  g_first_at = static_cast<std::sig_atomic_t>(now_seconds());
   g_signal = signo;
 }
 

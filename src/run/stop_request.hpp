@@ -10,8 +10,9 @@
 namespace tessera {
 
 // Installs the handlers. The first signal asks for a stop at the end of the
-// current step; a second one ends the process at once (exit 75) — the last
-// checkpoint on disk is complete, since checkpoints are renamed into place.
+// current step; a second one, 1 s or more later, ends the process at once
+// (exit 75) — the last checkpoint on disk is complete, since checkpoints are
+// renamed into place. Repeats within 1 s are the same request.
 void install_stop_signals();
 // The signal received so far (0: none).
 int stop_signal();

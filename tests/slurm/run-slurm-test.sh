@@ -345,15 +345,13 @@ done
 
 # --- 6. the GPU scripts: one GPU per rank ----------------------------------
 # A stand-in for tessera prints what each rank was given, then runs the real
-# tessera. This tessera refuses checkpoints and --restart on several ranks
-# (docs/deck.md, `decomposition`), so for the two-rank scripts the stand-in
-# drops `--restart auto` and the deck has no checkpoints.
+# tessera. Several ranks refuse checkpoints in this version (docs/deck.md,
+# `decomposition`), so the deck has none; --restart auto then starts fresh.
 if ((gpus)); then
   mkdir "$work/gpu"
   cat > "$work/gpu/show-rank" << 'SH'
 #!/bin/bash
 echo "rank ${SLURM_PROCID} localid ${SLURM_LOCALID} gpus ${CUDA_VISIBLE_DEVICES:-none} pmix ${PMIX_RANK:-none} threads ${OMP_NUM_THREADS:-unset} args $*"
-if [[ ${DROP_RESTART:-0} == 1 ]]; then exec "$REAL_TESSERA" "${@:1:2}"; fi
 exec "$REAL_TESSERA" "$@"
 SH
   chmod +x "$work/gpu/show-rank"
@@ -373,7 +371,7 @@ SH
     d=$work/gpu/$script
     mkdir "$d"
     grep -v "checkpoint:" "$work/sweep/deck.yaml" > "$d/deck.yaml"
-    job=$(TESSERA=$work/gpu/show-rank DROP_RESTART=1 sbatch "${sbatch_opts[@]}" --nodes=1 \
+    job=$(TESSERA=$work/gpu/show-rank sbatch "${sbatch_opts[@]}" --nodes=1 \
       --ntasks-per-node=2 --cpus-per-task=1 --chdir="$d" --output="$d/job.out" "$src/slurm/$script.sbatch" deck.yaml)
     end=$(wait_job "$job" 300)
     check "gpu: $script: two-rank tessera job completes ($end, exit code $(field "$job" ExitCode))" \
