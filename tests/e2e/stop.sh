@@ -124,4 +124,24 @@ check "second SIGTERM later: exit 75" test $rc -eq 75
 check "second SIGTERM later: stops at once and says so" grep -q "second signal: stopping now" slow.out
 check "second SIGTERM later: the checkpoint on disk is untouched" \
   cmp -s ref.ckpt/ckpt-000000003000.h5 slow.ckpt/ckpt-000000003000.h5
+# A run that blows up between checkpoints: exit 3 naming step, atom and
+# position; no checkpoint of the bad state; the last good one still restarts.
+deck blowup
+# NVE at dt 0.03 loses stability after some 70 steps, past two checkpoints.
+sed -i -e 's/every: 1000, path/every: 20, path/' \
+  -e 's/^integrator: .*/integrator: {style: nve, dt: 0.03}/' blowup.yaml
+"$bin" run blowup.yaml > blowup.out 2>&1
+check "blow-up: exit 3" test $? -eq 3
+check "blow-up: names step, atom and position" grep -Eq "simulation stopped: step [0-9]+: atom [0-9]+ at \(" blowup.out
+check "blow-up: no checkpoint at or after the bad step" $py - blowup.out blowup.ckpt <<'PY'
+import os, re, sys
+bad = int(re.search(r"simulation stopped: step (\d+)", open(sys.argv[1]).read()).group(1))
+steps = [int(n[5:17]) for n in os.listdir(sys.argv[2]) if n.startswith("ckpt-")]
+assert steps and max(steps) < bad, (steps, bad)
+PY
+newest=$(ls blowup.ckpt | grep -E '^ckpt-' | tail -n 1)
+sed 's/run: {steps: 3000/run: {steps: 0/' blowup.yaml > blowup-check.yaml
+"$bin" run blowup-check.yaml --restart "blowup.ckpt/$newest" > blowup-check.out 2>&1
+check "blow-up: the last good checkpoint verifies (refused only as past run.steps)" \
+  grep -q "past run.steps = 0" blowup-check.out
 exit $fail
