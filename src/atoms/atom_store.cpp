@@ -29,6 +29,13 @@ void AtomStore::resize_ghosts(std::size_t n) {
   type.resize(all);
 }
 
+std::vector<std::size_t> AtomStore::local_order_by_id() const {
+  std::vector<std::size_t> order(nlocal);
+  for (std::size_t i = 0; i < nlocal; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t p, std::size_t q) { return id[p] < id[q]; });
+  return order;
+}
+
 void AtomStore::permute_local(const std::vector<std::size_t>& order) {
   std::vector<double> d;
   std::vector<int> i;

@@ -32,6 +32,9 @@ struct AtomStore {
   void resize_local(std::size_t n);
   // Sizes the ghost part of the shared arrays.
   void resize_ghosts(std::size_t n);
+  // Indices of the local atoms sorted by global id: the order checkpoints,
+  // trajectories and layout-independent sums use.
+  std::vector<std::size_t> local_order_by_id() const;
   // Reorders the local atoms: new position k holds old atom order[k].
   void permute_local(const std::vector<std::size_t>& order);
 };

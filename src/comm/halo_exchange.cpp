@@ -26,7 +26,6 @@ T take(const std::vector<char>& buf, std::size_t& at) {
 }
 
 double& coord(AtomStore& a, int d, std::size_t i) { return d == 0 ? a.x[i] : (d == 1 ? a.y[i] : a.z[i]); }
-double coord(const AtomStore& a, int d, std::size_t i) { return d == 0 ? a.x[i] : (d == 1 ? a.y[i] : a.z[i]); }
 
 }  // namespace
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
@@ -15,13 +14,6 @@
 namespace tessera {
 
 namespace {
-
-std::vector<std::size_t> id_order(const AtomStore& a) {
-  std::vector<std::size_t> order(a.nlocal);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t p, std::size_t q) { return a.id[p] < a.id[q]; });
-  return order;
-}
 
 template <class T>
 std::vector<T> xyz_by_id(const std::vector<std::size_t>& order, const std::vector<T>& x, const std::vector<T>& y,
@@ -46,7 +38,7 @@ RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step
   }
   if (deck.trajectory.enabled()) {
     const AtomStore& a = sim.atoms();
-    const auto order = id_order(a);
+    const auto order = a.local_order_by_id();
     std::vector<std::int64_t> ids(order.size());
     std::vector<std::int32_t> types(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) {
@@ -67,7 +59,7 @@ RunOutputs::~RunOutputs() = default;
 void RunOutputs::write_frame(const Simulation& sim) {
   const TrajectorySpec& t = deck_.trajectory;
   const AtomStore& a = sim.atoms();
-  const auto order = id_order(a);
+  const auto order = a.local_order_by_id();
   std::vector<double> pos, vel, force;
   std::vector<std::int32_t> image;
   TrajectoryFrame f;

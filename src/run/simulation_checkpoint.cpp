@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
@@ -14,9 +13,7 @@ namespace tessera {
 CheckpointState Simulation::capture_state() const {
   const AtomStore& a = atoms_;
   const std::size_t n = a.nlocal;
-  std::vector<std::size_t> by_id(n);
-  std::iota(by_id.begin(), by_id.end(), std::size_t{0});
-  std::sort(by_id.begin(), by_id.end(), [&](std::size_t p, std::size_t q) { return a.id[p] < a.id[q]; });
+  const std::vector<std::size_t> by_id = a.local_order_by_id();
 
   CheckpointState s;
   s.creator = "tessera " + version_string();
@@ -78,9 +75,7 @@ void Simulation::restore(const CheckpointState& s, const std::string& source) {
                            "xyz"[d], box_.lo[d], box_.hi[d]));
   // The deck's system must be the same atoms: same ids with the same types.
   {
-    std::vector<std::size_t> by_id(a.nlocal);
-    std::iota(by_id.begin(), by_id.end(), std::size_t{0});
-    std::sort(by_id.begin(), by_id.end(), [&](std::size_t p, std::size_t q) { return a.id[p] < a.id[q]; });
+    const std::vector<std::size_t> by_id = a.local_order_by_id();
     for (std::size_t k = 0; k < by_id.size(); ++k) {
       if (a.id[by_id[k]] != s.id[k])
         mismatch(fmt::format("atom ids differ (the checkpoint's {}th atom has id {}, the deck's {})", k + 1, s.id[k],

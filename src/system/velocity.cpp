@@ -20,9 +20,7 @@ void create_velocities(AtomStore& a, double temperature, std::uint64_t seed) {
   }
   // The sums below run over atoms in id order, so the result does not
   // depend on how atoms are stored or distributed.
-  std::vector<std::size_t> by_id(n);
-  for (std::size_t i = 0; i < n; ++i) by_id[i] = i;
-  std::sort(by_id.begin(), by_id.end(), [&](std::size_t p, std::size_t q) { return a.id[p] < a.id[q]; });
+  const std::vector<std::size_t> by_id = a.local_order_by_id();
   double p[3] = {0, 0, 0}, mtot = 0;
   for (std::size_t i : by_id) {
     const double m = a.mass_of_type[a.type[i]];

@@ -2,16 +2,13 @@
 # The command-line contract: run, validate, --help, --version, exit codes,
 # and that output already written survives a run that stops.
 set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$(realpath "$1")
 src=$(realpath "$2")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-fail=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
-}
 
 "$bin" --help > help.txt 2>&1
 check "--help exits 0" test $? -eq 0

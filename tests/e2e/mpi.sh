@@ -5,6 +5,8 @@
 # (the count and id checksums are verified at every rebuild); bad grids are
 # refused with exit 2.
 set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$(realpath "$1")
 src=$(realpath "$2")
 py=/usr/bin/python3
@@ -13,11 +15,6 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mpi() { mpirun -np "$1" --oversubscribe "$bin" run "${@:2}" --threads 1; }
-fail=0
-check() {  # check NAME COMMAND...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
-}
 same_thermo() {  # same_thermo A.csv B.csv: every column within 1e-10 relative
   $py - "$1" "$2" <<'PY'
 import sys

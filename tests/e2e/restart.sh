@@ -11,6 +11,8 @@
 #    leave the previous checkpoint intact;
 #  - MDAnalysis reads the trajectory and agrees with the final checkpoint.
 set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$(realpath "$1")
 src=$(realpath "$2")
 py=/usr/bin/python3
@@ -22,11 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$work"
-fail=0
-check() {  # check NAME COMMAND...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
-}
 
 # deck NAME STEPS INTEGRATOR: 2,048 atoms (8^3 fcc cells), checkpoints every
 # 500 steps, thermo every 100, trajectory every 100.

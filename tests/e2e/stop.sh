@@ -5,17 +5,14 @@
 # an uninterrupted run. Two signals at once are one request; a second one
 # later exits at once, leaving the checkpoints on disk untouched.
 set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$(realpath "$1")
 src=$(realpath "$2")
 py=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-fail=0
-check() {  # check NAME COMMAND...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
-}
 
 # deck NAME [RUN_EXTRA]: 2,048 atoms, Langevin (the integrator with the most
 # state to get right), 3,000 steps (~4 s on 2 cores).

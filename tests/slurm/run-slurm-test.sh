@@ -21,6 +21,8 @@
 # missing, except under CI=true, where that is a failure).
 # KEEP_SLURM_TEST=1 keeps the temporary folder (logs, outputs) for a look.
 set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/../e2e/lib.sh"
 bin=$(realpath "${1:?usage: run-slurm-test.sh TESSERA_BINARY SOURCE_DIR}")
 src=$(realpath "${2:?usage: run-slurm-test.sh TESSERA_BINARY SOURCE_DIR}")
 py=/usr/bin/python3
@@ -40,7 +42,6 @@ fi
 work=$(mktemp -d /tmp/tessera-slurm.XXXXXX)
 chmod 755 "$work"
 pids=()        # daemons started here, stopped in reverse order
-fail=0
 # shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
   local rc=$?
@@ -90,10 +91,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-check() {  # check NAME COMMAND...: one ok/FAIL line
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
-}
 die() {  # die MESSAGE [LOG...]: a setup failure; show the logs and stop
   echo "FAIL $1"
   shift
