@@ -3,18 +3,26 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <omp.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <optional>
+#include <sstream>
 
+#include "backend/cpu_simd.hpp"
 #include "comm/communicator.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "devices.hpp"
 #include "io/checkpoint_folder.hpp"
 #include "plan/plan.hpp"
+#include "run/metrics.hpp"
+#include "run/progress.hpp"
 #include "run/run_outputs.hpp"
 #include "run/simulation.hpp"
 #include "run/stop_request.hpp"
@@ -34,9 +42,63 @@ Deck load_with_overrides(const std::string& path, int threads, const std::string
   Deck d = load_deck(path);
   if (threads > 0) d.threads = threads;
   if (!backend.empty()) d.backend = backend;
-  if (d.backend == "cuda")
-    throw InputError(fmt::format("{}: backend: 'cuda' is not available in this build yet; use 'cpu' or 'auto'", path));
   return d;
+}
+
+std::string why_no_gpu(const DeviceReport& r) {
+  if (!r.none_because.empty()) return r.none_because;
+  std::string s;
+  for (const DeviceInfo& d : r.devices)
+    s += fmt::format("{}GPU {} ({}): {}", s.empty() ? "" : "; ", d.index, d.name, d.why_not);
+  return s;
+}
+
+// The backend a run uses. `auto` takes a usable GPU, else the CPU with a
+// one-line notice; `cuda` without one is a bad-input error. `from` names
+// where the choice came from (the deck or --backend).
+std::string choose_backend(const std::string& wanted, const std::string& from) {
+  if (wanted == "cpu") return "cpu";
+  const DeviceReport r = probe_devices();
+  const DeviceInfo* gpu = r.first_usable();
+  if (wanted == "cuda") {
+    if (!gpu) throw InputError(fmt::format("{}: backend cuda, but no usable GPU: {}", from, why_no_gpu(r)));
+    throw InputError(
+        fmt::format("{}: backend cuda: GPU {} ({}) is usable, but the CUDA backend is not in this "
+                    "version yet; use backend cpu or auto",
+                    from, gpu->index, gpu->name));
+  }
+  if (gpu)
+    fmt::print("tessera: GPU {} ({}) found, but the CUDA backend is not in this version yet: running on the CPU\n",
+               gpu->index, gpu->name);
+  else if (r.cuda_built)
+    fmt::print("tessera: no usable GPU ({}): running on the CPU\n", why_no_gpu(r));
+  return "cpu";
+}
+
+// `tessera info`: what this binary is and what it can run on here.
+int cmd_info() {
+  const DeviceReport r = probe_devices();
+  fmt::print("Tessera    {}\n", version_string());
+#ifdef __clang__
+  fmt::print("Compiler   clang {}\n", __clang_version__);
+#else
+  fmt::print("Compiler   GCC {}\n", __VERSION__);
+#endif
+  fmt::print("MPI        {}\n", mpi_library_version());
+  fmt::print("OpenMP     {} threads available\n", omp_get_max_threads());
+  fmt::print("CPU kernel {} (best this CPU runs: {}; TESSERA_SIMD=scalar|avx2|avx512 chooses)\n",
+             simd_name(simd_level()), simd_supported(SimdLevel::kAvx512) ? "avx512"
+                                      : simd_supported(SimdLevel::kAvx2)  ? "avx2"
+                                                                         : "scalar");
+  fmt::print("CUDA       {}{}\n", r.cuda_built ? "built in; " : "", r.runtime);
+  if (r.devices.empty()) fmt::print("GPUs       none usable: {}\n", r.none_because);
+  for (const DeviceInfo& d : r.devices)
+    fmt::print("GPU {}      {}, {:.1f} GiB, compute capability {}.{}: {}\n", d.index, d.name,
+               static_cast<double>(d.memory_bytes) / (1 << 30), d.major, d.minor,
+               d.why_not.empty() ? std::string("usable") : "not usable: " + d.why_not);
+  fmt::print("Backend    auto runs on: {}\n",
+             r.first_usable() ? "the CPU (the CUDA backend is not in this version yet)" : "the CPU");
+  return kExitOk;
 }
 
 // The checkpoint to continue from: `restart` is "" (fresh), "auto" (newest
@@ -75,30 +137,56 @@ std::optional<CheckpointState> find_restart(const Deck& deck, const std::string&
   return std::nullopt;
 }
 
-int cmd_run(const std::string& path, int threads, const std::string& backend, const std::string& restart_opt) {
+// How chatty a run is on stdout (thermo and summary files are not affected).
+struct Verbosity {
+  bool quiet = false;          // errors, warnings and the result lines only
+  bool verbose = false;        // also every checkpoint and frame written
+  double progress_every = 60;  // seconds between progress lines in a log; 0: none
+};
+
+// The summary's result lines only (--quiet).
+std::string result_lines(const std::string& summary) {
+  std::string out, line;
+  std::istringstream in(summary);
+  while (std::getline(in, line))
+    if (line.rfind("Loop time", 0) == 0 || line.rfind("Performance", 0) == 0) out += line + "\n";
+  return out;
+}
+
+int cmd_run(const std::string& path, int threads, const std::string& backend, const std::string& restart_opt,
+            const Verbosity& talk) {
   const Communicator& comm = Communicator::world();
   // One voice: rank 0 prints the banner, thermo and summary; the others keep
   // stderr for errors only they can see.
   if (comm.rank() != 0 && !std::freopen("/dev/null", "w", stdout))
     throw std::runtime_error("cannot silence stdout on rank > 0");
-  const Deck deck = load_with_overrides(path, threads, backend);
-  const bool restart_file = !restart_opt.empty() && restart_opt != "auto";
-  if (comm.parallel() && (deck.checkpoint.enabled() || deck.trajectory.enabled() || restart_file))
-    throw InputError(
-        fmt::format("{}: checkpoints, trajectories and restarts run on one rank only in this version "
-                    "(several ranks write them once parallel HDF5 output lands); started on {} ranks",
-                    path, comm.size()));
+  Deck deck = load_with_overrides(path, threads, backend);
+  if (talk.quiet) deck.thermo.screen = false;
+  choose_backend(deck.backend, backend.empty() ? deck.path + ": backend" : std::string("--backend"));
   Simulation sim(deck);  // every input check happens here, before any file is opened
-  std::string source;
-  const std::string restart = restart_opt.empty() ? deck.restart : restart_opt;
-  std::optional<CheckpointState> state = find_restart(deck, restart, source);
-  if (state && state->step > deck.steps)
-    throw InputError(fmt::format("{}: the checkpoint is at step {}, past run.steps = {} in {}", source, state->step,
-                                 deck.steps, deck.path));
-  if (state) sim.restore(*state, source);
-  const long resume_step = state ? state->step : -1;
+  // Rank 0 reads the checkpoints and sends the others their atoms; a
+  // checkpoint it refuses stops every rank with its message.
+  std::string source, problem;
+  std::optional<CheckpointState> state;
+  if (comm.rank() == 0) {
+    try {
+      state = find_restart(deck, restart_opt.empty() ? deck.restart : restart_opt, source);
+      if (state && state->step > deck.steps)
+        throw InputError(fmt::format("{}: the checkpoint is at step {}, past run.steps = {} in {}", source, state->step,
+                                     deck.steps, deck.path));
+    } catch (const InputError& e) {
+      problem = e.what();
+    }
+  }
+  problem = comm.broadcast_text(problem);
+  if (!problem.empty()) throw InputError(problem);
+  source = comm.broadcast_text(state ? source : std::string());
+  const CheckpointState none;  // what the other ranks pass: rank 0 holds the state
+  if (!source.empty()) sim.restore(state ? *state : none, source);
+  const long resume_step = source.empty() ? -1 : sim.step();
   state.reset();
-  fmt::print("Tessera {}\n{}\n", version_string(), run_banner(sim));
+  const std::string banner = run_banner(sim);  // collective: every rank builds it
+  if (!talk.quiet) fmt::print("Tessera {}\n{}\n", version_string(), banner);
   if (resume_step >= 0) fmt::print("Restarted from {} at step {}\n", source, resume_step);
   std::fflush(stdout);
   ThermoWriter writer(comm.rank() == 0 ? deck.thermo.file : std::string(), deck.thermo.screen && comm.rank() == 0,
@@ -109,18 +197,32 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
                         comm.rank() == 0 ? slurm_job_end() : std::nullopt);
   if (const std::string budget = stop.describe(); !budget.empty()) fmt::print("Time budget: {}\n", budget);
   RunOutputs outputs(deck, sim, resume_step, &stop);
+  outputs.set_verbose(talk.verbose);
   if (resume_step < 0) {
     sim.setup();
     outputs.initial(sim);
   }
+  std::unique_ptr<MetricsWriter> metrics;
+  if (deck.metrics.enabled()) metrics = std::make_unique<MetricsWriter>(deck.metrics, sim, resume_step);
+  const Progress::Mode mode =
+      talk.quiet || (Progress::for_stdout() == Progress::Mode::kLines && talk.progress_every <= 0)
+          ? Progress::Mode::kOff
+          : Progress::for_stdout();
+  Progress progress(comm.rank() == 0 ? mode : Progress::Mode::kOff, sim.step(), deck.steps, sim.natoms(),
+                    talk.progress_every);
+  StepHooks hooks({&outputs, metrics.get(), &progress});
   try {
-    sim.run(deck.steps - sim.step(), &writer, &outputs);
+    sim.run(deck.steps - sim.step(), &writer, &hooks);
     outputs.finish(sim);
   } catch (const SimulationError&) {
+    progress.finish();
     std::fputs(performance_summary(sim).c_str(), stdout);
     throw;
   }
-  std::fputs(performance_summary(sim).c_str(), stdout);
+  progress.finish();
+  const std::string summary = performance_summary(sim);
+  const std::string ranks = rank_balance_summary(sim);
+  std::fputs(talk.quiet ? result_lines(summary).c_str() : (summary + ranks).c_str(), stdout);
   if (!outputs.last_checkpoint().empty()) fmt::print("Last checkpoint: {}\n", outputs.last_checkpoint());
   if (sim.step() < deck.steps) {
     const std::string where = outputs.last_checkpoint().empty()
@@ -162,6 +264,13 @@ int main(int argc, char** argv) {
   run->add_option("--threads", threads, "OpenMP threads (default: the deck's, then OMP_NUM_THREADS)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--backend", backend, "Override the deck's backend")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  Verbosity talk;
+  run->add_flag("-q,--quiet", talk.quiet, "Only errors, warnings and the result lines on the screen");
+  run->add_flag("-v,--verbose", talk.verbose, "Also report every checkpoint and trajectory frame written");
+  run->add_option("--progress-every", talk.progress_every,
+                  "Seconds between progress lines when stdout is not a terminal (0: none; on a terminal a live "
+                  "line is redrawn instead)")
+      ->check(CLI::NonNegativeNumber);
   std::string restart;
   run->add_option("--restart", restart,
                   "Continue from a checkpoint FILE, or 'auto': the newest good one in output.checkpoint.path "
@@ -178,6 +287,8 @@ int main(int argc, char** argv) {
   plan->add_option("--gpus", plan_gpus, "GPUs (one MPI rank each)")->required()->check(CLI::PositiveNumber);
   plan->add_option("--nodes", plan_nodes, "Nodes the GPUs are spread over")->check(CLI::PositiveNumber);
 
+  auto* info = app.add_subcommand("info", "Show the build, the GPUs found and why one is not usable");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -186,8 +297,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return cmd_run(deck_path, threads, backend, restart);
+    if (*run) return cmd_run(deck_path, threads, backend, restart, talk);
     if (*validate) return cmd_validate(validate_path);
+    if (*info) return cmd_info();
     if (*plan) {
       fmt::print("{}", make_plan(load_with_overrides(plan_path, 0, ""), plan_gpus, plan_nodes));
       return kExitOk;
@@ -210,6 +322,8 @@ int main(int argc, char** argv) {
     Communicator::world().abort(kExitIoFailed);
   } catch (const std::exception& e) {
     fmt::print(stderr, "tessera: internal error: {}\n", e.what());
+    // The other ranks may be waiting for this one in a collective.
+    if (Communicator::world().parallel()) Communicator::world().abort(kExitInternal);
     return kExitInternal;
   }
   return kExitInternal;

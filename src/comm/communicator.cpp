@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -81,6 +82,13 @@ std::vector<long long> Communicator::allgather(long long v) const {
   return out;
 }
 
+std::vector<double> Communicator::allgather(double v) const {
+  std::vector<double> out(static_cast<std::size_t>(size_), v);
+  if (mpi_ && size_ > 1)
+    check(MPI_Allgather(&v, 1, MPI_DOUBLE, out.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD), "Allgather");
+  return out;
+}
+
 void Communicator::sendrecv(int to, const std::vector<char>& out, int from, std::vector<char>& in) const {
   if (!mpi_ || (to == rank_ && from == rank_)) {
     in = out;
@@ -99,6 +107,23 @@ void Communicator::sendrecv(int to, const std::vector<char>& out, int from, std:
         "Sendrecv");
 }
 
+namespace {
+// Checkpoint and trajectory parts can pass the 2 GiB an int count allows.
+constexpr long long kChunk = 1LL << 30;
+
+void send_bytes(const char* data, long long n, int to, int tag) {
+  for (long long at = 0; at < n; at += kChunk)
+    check(MPI_Send(data + at, static_cast<int>(std::min(kChunk, n - at)), MPI_BYTE, to, tag, MPI_COMM_WORLD), "Send");
+}
+
+void recv_bytes(char* data, long long n, int from, int tag) {
+  for (long long at = 0; at < n; at += kChunk)
+    check(MPI_Recv(data + at, static_cast<int>(std::min(kChunk, n - at)), MPI_BYTE, from, tag, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE),
+          "Recv");
+}
+}  // namespace
+
 std::vector<std::vector<char>> Communicator::gather_to_root(const std::vector<char>& mine) const {
   std::vector<std::vector<char>> out;
   if (!mpi_ || size_ == 1) {
@@ -109,18 +134,34 @@ std::vector<std::vector<char>> Communicator::gather_to_root(const std::vector<ch
   std::vector<long long> sizes(static_cast<std::size_t>(size_));
   check(MPI_Gather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "Gather");
   if (rank_ != 0) {
-    if (n > 0) check(MPI_Send(mine.data(), static_cast<int>(n), MPI_BYTE, 0, 3, MPI_COMM_WORLD), "Send");
+    send_bytes(mine.data(), n, 0, 3);
     return out;
   }
   out.resize(static_cast<std::size_t>(size_));
   out[0] = mine;
   for (int r = 1; r < size_; ++r) {
     out[r].resize(static_cast<std::size_t>(sizes[r]));
-    if (sizes[r] > 0)
-      check(MPI_Recv(out[r].data(), static_cast<int>(sizes[r]), MPI_BYTE, r, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-            "Recv");
+    recv_bytes(out[r].data(), sizes[r], r, 3);
   }
   return out;
+}
+
+std::vector<char> Communicator::scatter_from_root(const std::vector<std::vector<char>>& parts) const {
+  if (!mpi_ || size_ == 1) return parts.empty() ? std::vector<char>() : parts[0];
+  std::vector<long long> sizes(static_cast<std::size_t>(size_), 0);
+  if (rank_ == 0) {
+    if (static_cast<int>(parts.size()) != size_) throw std::logic_error("scatter_from_root: one part per rank");
+    for (int r = 0; r < size_; ++r) sizes[r] = static_cast<long long>(parts[r].size());
+  }
+  long long n = 0;
+  check(MPI_Scatter(sizes.data(), 1, MPI_LONG_LONG, &n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "Scatter");
+  if (rank_ == 0) {
+    for (int r = 1; r < size_; ++r) send_bytes(parts[r].data(), sizes[r], r, 4);
+    return parts[0];
+  }
+  std::vector<char> mine(static_cast<std::size_t>(n));
+  recv_bytes(mine.data(), n, 0, 4);
+  return mine;
 }
 
 void Communicator::broadcast(std::vector<char>& bytes) const {
@@ -129,6 +170,12 @@ void Communicator::broadcast(std::vector<char>& bytes) const {
   check(MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), "Bcast");
   bytes.resize(static_cast<std::size_t>(n));
   if (n > 0) check(MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_BYTE, 0, MPI_COMM_WORLD), "Bcast");
+}
+
+std::string Communicator::broadcast_text(const std::string& text) const {
+  std::vector<char> bytes(text.begin(), text.end());
+  broadcast(bytes);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 void Communicator::barrier() const {
@@ -146,6 +193,15 @@ std::string Communicator::host() const {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
+}
+
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  std::string s(text, static_cast<std::size_t>(len));
+  const auto end = s.find_first_of("\n,");  // the first clause is the name and version
+  return s.substr(0, end);
 }
 
 MpiSession::MpiSession(int& argc, char**& argv) {

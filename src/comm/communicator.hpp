@@ -26,13 +26,18 @@ class Communicator {
   double max(double v) const;
   int max(int v) const;
   std::vector<long long> allgather(long long v) const;
+  std::vector<double> allgather(double v) const;
 
   // Sends `out` to `to` and receives from `from` (sizes exchanged first).
   void sendrecv(int to, const std::vector<char>& out, int from, std::vector<char>& in) const;
   // Rank 0 receives every rank's bytes, in rank order; others get nothing.
   std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
+  // Rank 0 sends parts[r] to rank r (parts is read on rank 0 only).
+  std::vector<char> scatter_from_root(const std::vector<std::vector<char>>& parts) const;
   // Rank 0's bytes to everyone.
   void broadcast(std::vector<char>& bytes) const;
+  // Rank 0's text to everyone (an error found on rank 0, a file name).
+  std::string broadcast_text(const std::string& text) const;
   void barrier() const;
   // Ends every rank with this exit code (an MPI job cannot exit cleanly
   // from one rank alone).
@@ -48,6 +53,10 @@ class Communicator {
   int size_ = 1;
   bool mpi_ = false;
 };
+
+// The MPI library's own description ("Open MPI v4.1.4, ..."); works before
+// MPI_Init.
+std::string mpi_library_version();
 
 // MPI_Init / MPI_Finalize for the app, only when started by an MPI launcher
 // (mpirun, srun): a plain `tessera run` stays free of MPI start-up costs.

@@ -100,6 +100,23 @@ struct TrajectorySpec {
   bool enabled() const { return !file.empty(); }
 };
 
+// Live metrics: one JSON object per line every `every` steps and/or
+// `every_seconds`, for dashboards and `tail -f`.
+struct MetricsSpec {
+  long every = 0;
+  double every_seconds = 0;
+  std::string file;  // empty: none
+  bool enabled() const { return !file.empty(); }
+};
+
+// Moving the rank grid's cut planes to even out the work (several ranks).
+struct LoadBalanceSpec {
+  long every = 0;           // steps between attempts (at the next list rebuild); 0: off
+  double threshold = 1.05;  // act only when max/mean cost exceeds this
+  bool by_time = true;      // cost = measured pair + neighbour time; false: atom count
+  bool enabled() const { return every > 0; }
+};
+
 struct Deck {
   std::string path;
   std::string text;  // the deck as read, kept for checkpoints and logs
@@ -117,9 +134,11 @@ struct Deck {
   ThermoSpec thermo;
   CheckpointSpec checkpoint;
   TrajectorySpec trajectory;
+  MetricsSpec metrics;
   std::string restart;                        // "" (fresh), "auto", or a checkpoint file
   std::array<int, 3> decomposition{0, 0, 0};  // ranks per axis; 0: chosen
   DeckLocation decomposition_at;
+  LoadBalanceSpec load_balance;
 };
 
 // Reads and checks a deck. Throws InputError naming file, line, column and

@@ -334,6 +334,19 @@ TrajectorySpec read_trajectory(const YamlSection& s) {
   return t;
 }
 
+MetricsSpec read_metrics(const YamlSection& s) {
+  s.only({"every", "every_seconds", "file"});
+  MetricsSpec m;
+  m.file = s.string("file");
+  if (m.file.empty()) s.fail("file", "must name a file");
+  if (s.has("every")) m.every = positive_int(s, "every", 1000000000);
+  m.every_seconds = s.number("every_seconds", 0.0);
+  if (!(m.every_seconds >= 0) || !std::isfinite(m.every_seconds))
+    s.fail("every_seconds", fmt::format("must be a number of seconds >= 0, got {}", m.every_seconds));
+  if (m.every == 0 && m.every_seconds == 0) s.fail("file", "needs 'every' (steps) or 'every_seconds', or both");
+  return m;
+}
+
 }  // namespace
 
 Deck parse_deck(const std::string& text, const std::string& path) {
@@ -356,7 +369,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   const std::string dir = std::filesystem::path(path).parent_path().string();
   const YamlSection top(root, path, "");
   top.only({"units", "backend", "threads", "system", "velocity", "potential", "neighbor", "integrator", "run", "output",
-            "restart", "decomposition"});
+            "restart", "decomposition", "load_balance"});
   d.units = top.string("units", "lj");
   if (d.units != "lj") top.fail("units", fmt::format("unknown units '{}' (only 'lj' is supported)", d.units));
   d.backend = top.string("backend", "auto");
@@ -383,10 +396,11 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     run.fail("stop_margin", fmt::format("must be a number of seconds >= 0, got {}", d.stop_margin));
   if (top.has("output")) {
     const YamlSection out = top.section("output");
-    out.only({"thermo", "checkpoint", "trajectory"});
+    out.only({"thermo", "checkpoint", "trajectory", "metrics"});
     if (out.has("thermo")) d.thermo = read_thermo(out.section("thermo"));
     if (out.has("checkpoint")) d.checkpoint = read_checkpoint(out.section("checkpoint"));
     if (out.has("trajectory")) d.trajectory = read_trajectory(out.section("trajectory"));
+    if (out.has("metrics")) d.metrics = read_metrics(out.section("metrics"));
   }
   if (top.has("decomposition")) {
     const YAML::Node n = top.node("decomposition");
@@ -397,6 +411,17 @@ Deck parse_deck(const std::string& text, const std::string& path) {
       if (v < 1 || v > 100000) throw_at(d.decomposition_at, fmt::format("each count must be 1 .. 100000, got {}", v));
       d.decomposition[k] = static_cast<int>(v);
     }
+  }
+  if (top.has("load_balance")) {
+    const YamlSection lb = top.section("load_balance");
+    lb.only({"every", "threshold", "by"});
+    d.load_balance.every = positive_int(lb, "every", 100000000);
+    d.load_balance.threshold = lb.number("threshold", d.load_balance.threshold);
+    if (!(d.load_balance.threshold >= 1) || !std::isfinite(d.load_balance.threshold))
+      lb.fail("threshold", fmt::format("must be a ratio >= 1 (max / mean cost), got {}", d.load_balance.threshold));
+    const std::string by = lb.string("by", "time");
+    if (by != "time" && by != "atoms") lb.fail("by", fmt::format("unknown cost '{}' (known: time, atoms)", by));
+    d.load_balance.by_time = by == "time";
   }
   d.restart = top.string("restart", "");
   if (!d.restart.empty() && d.restart != "auto")

@@ -47,8 +47,12 @@ RankGrid choose_rank_grid(int nranks, const Box& box, double reach) {
 SubDomain sub_domain(const Box& box, const RankGrid& g, const std::array<int, 3>& cell) {
   SubDomain s = SubDomain::whole(box);
   for (int d = 0; d < 3; ++d) {
-    s.lo[d] = box.lo[d] + box.length(d) * cell[d] / g.n[d];
-    s.hi[d] = cell[d] + 1 == g.n[d] ? box.hi[d] : box.lo[d] + box.length(d) * (cell[d] + 1) / g.n[d];
+    const std::vector<double>& cut = g.cut[d];
+    auto plane = [&](int c) {
+      return cut.empty() ? box.lo[d] + box.length(d) * c / g.n[d] : box.lo[d] + box.length(d) * cut[c];
+    };
+    s.lo[d] = cell[d] == 0 ? box.lo[d] : plane(cell[d]);
+    s.hi[d] = cell[d] + 1 == g.n[d] ? box.hi[d] : plane(cell[d] + 1);
   }
   return s;
 }

@@ -3,6 +3,7 @@
 // domain decomposition.
 #include <array>
 #include <string>
+#include <vector>
 
 #include "domain/box.hpp"
 
@@ -10,7 +11,15 @@ namespace tessera {
 
 struct RankGrid {
   std::array<int, 3> n{1, 1, 1};
+  // Cut planes along each axis as fractions of the box length, n[d] + 1 of
+  // them from 0 to 1; empty: equal slabs. Load balancing moves them (the
+  // same planes for every rank: a tensor-product grid, so the staged halo
+  // exchange still finds every neighbour one hop away).
+  std::array<std::vector<double>, 3> cut;
   int size() const { return n[0] * n[1] * n[2]; }
+  // Cell (i, j, k) of rank r, and back.
+  std::array<int, 3> cell_of(int r) const { return {r % n[0], (r / n[0]) % n[1], r / (n[0] * n[1])}; }
+  int rank_of(const std::array<int, 3>& c) const { return c[0] + n[0] * (c[1] + n[1] * c[2]); }
   std::string str() const;  // "2 x 2 x 1"
 };
 

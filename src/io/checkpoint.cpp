@@ -129,6 +129,9 @@ void write_contents(hid_t file, const CheckpointState& s) {
   {
     h5::Handle g = h5::create_group(file, "neighbor");
     h5::write_array(g, "reference_position", s.reference_position, 3);
+    h5::write_array(g, "rank_grid", std::vector<std::int32_t>(s.rank_grid.begin(), s.rank_grid.end()));
+    h5::write_array(g, "rank_cuts", s.rank_cuts);
+    h5::write_array(g, "rank", s.rank);
     h5::write_array(g, "storage_index", s.storage_index);
   }
   {
@@ -163,11 +166,40 @@ void check_contents(const std::string& path, const CheckpointState& s) {
   }
   const std::int64_t bad = first_non_finite_atom(s);
   if (bad >= 0) refuse(path, fmt::format("atom {} has a non-finite position, velocity or force", bad));
+  constexpr int kMaxRanks = 1 << 22;
+  const bool grid_ok = s.rank_grid[0] >= 1 && s.rank_grid[1] >= 1 && s.rank_grid[2] >= 1;
+  if (s.nranks < 1 || s.nranks > kMaxRanks || !grid_ok ||
+      static_cast<long long>(s.rank_grid[0]) * s.rank_grid[1] * s.rank_grid[2] != s.nranks)
+    refuse(path, fmt::format("neighbor/rank_grid {}x{}x{} does not hold nranks = {} ranks", s.rank_grid[0],
+                             s.rank_grid[1], s.rank_grid[2], s.nranks));
+  if (!s.rank_cuts.empty()) {
+    const std::size_t want = static_cast<std::size_t>(s.rank_grid[0]) + s.rank_grid[1] + s.rank_grid[2] + 3;
+    bool ok = s.rank_cuts.size() == want;
+    for (std::size_t d = 0, at = 0; ok && d < 3; at += s.rank_grid[d] + 1, ++d) {
+      ok = s.rank_cuts[at] == 0 && s.rank_cuts[at + s.rank_grid[d]] == 1;
+      for (int c = 0; ok && c < s.rank_grid[d]; ++c) ok = s.rank_cuts[at + c] < s.rank_cuts[at + c + 1];
+    }
+    if (!ok)
+      refuse(path, fmt::format("neighbor/rank_cuts is not {} increasing planes from 0 to 1 per axis for the {}x{}x{} "
+                               "grid",
+                               "n + 1", s.rank_grid[0], s.rank_grid[1], s.rank_grid[2]));
+  }
+  // Each rank's slots are a permutation of 0..(its atom count - 1).
+  std::vector<long long> per_rank(static_cast<std::size_t>(s.nranks), 0);
+  for (long long k = 0; k < s.natoms; ++k) {
+    if (s.rank[k] < 0 || s.rank[k] >= s.nranks)
+      refuse(path, fmt::format("atom {} belongs to rank {}, outside 0..{}", s.id[k], s.rank[k], s.nranks - 1));
+    ++per_rank[s.rank[k]];
+  }
+  std::vector<long long> first(per_rank.size() + 1, 0);
+  for (std::size_t r = 0; r < per_rank.size(); ++r) first[r + 1] = first[r] + per_rank[r];
   std::vector<char> seen(static_cast<std::size_t>(s.natoms), 0);
   for (long long k = 0; k < s.natoms; ++k) {
     const auto i = s.storage_index[k];
-    if (i < 0 || i >= s.natoms || seen[i]++)
-      refuse(path, fmt::format("neighbor/storage_index is not a permutation (atom {} -> {})", s.id[k], i));
+    const int r = s.rank[k];
+    if (i < 0 || i >= per_rank[r] || seen[first[r] + i]++)
+      refuse(path, fmt::format("neighbor/storage_index is not a permutation of rank {}'s slots (atom {} -> {})", r,
+                               s.id[k], i));
   }
 }
 
@@ -207,7 +239,9 @@ void write_checkpoint(const std::string& path, const CheckpointState& s) {
   try {
     std::vector<char> image;
     {
-      h5::Handle file = h5::create_memory_file(path, kCheckpointUserblock);
+      // ~132 bytes per atom in the datasets, plus the deck and HDF5's metadata.
+      const std::size_t expected = 160 * static_cast<std::size_t>(s.id.size()) + s.deck_text.size() + (256 << 10);
+      h5::Handle file = h5::create_memory_file(path, kCheckpointUserblock, expected);
       write_contents(file, s);
       image = h5::file_image(file, kCheckpointUserblock);
     }
@@ -278,6 +312,10 @@ CheckpointState read_checkpoint(const std::string& path) {
     {
       h5::Handle g = h5::open_group(file, "neighbor");
       s.reference_position = h5::read_array<double>(g, "reference_position", n, 3);
+      const auto grid = h5::read_array<std::int32_t>(g, "rank_grid", 3, 0);
+      std::copy(grid.begin(), grid.end(), s.rank_grid.begin());
+      s.rank_cuts = h5::read_array<double>(g, "rank_cuts");
+      s.rank = h5::read_array<std::int32_t>(g, "rank", n, 0);
       s.storage_index = h5::read_array<std::int64_t>(g, "storage_index", n, 0);
     }
     {

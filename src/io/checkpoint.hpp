@@ -16,11 +16,14 @@
 //   /atoms/id, type, position[N,3], velocity[N,3], image[N,3], force[N,3]
 //                       (forces as the next half kick uses them: with Langevin
 //                       they include the random and friction terms)
-//   /neighbor/reference_position[N,3], storage_index   list-build state
+//   /neighbor/reference_position[N,3], rank_grid[3], rank_cuts, rank, storage_index
+//                       list-build state: the grid of ranks, each atom's
+//                       owner rank and its slot in that rank's arrays
 //   /integrator  attrs  style; chain_position, chain_velocity (Nose-Hoover)
 //   /random      attrs  key (Langevin seed), counter (the step)
 //
 // Every dataset carries its own XXH3 checksum too (attribute xxh3_64).
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -30,7 +33,8 @@
 
 namespace tessera {
 
-constexpr int kCheckpointFormat = 1;
+// 2: adds the owner rank of each atom and the rank grid (several ranks).
+constexpr int kCheckpointFormat = 2;
 constexpr std::uint64_t kCheckpointUserblock = 512;
 
 struct CheckpointState {
@@ -41,6 +45,10 @@ struct CheckpointState {
   long long natoms = 0;
   int ntypes = 0;
   int nranks = 1;
+  std::array<int, 3> rank_grid{1, 1, 1};
+  // Load-balanced cut planes: rank_grid[d] + 1 fractions per axis, x then y
+  // then z; empty for equal slabs.
+  std::vector<double> rank_cuts;
   Box box;
   std::vector<double> mass;  // per type, type 1 first
   std::string deck_text;
@@ -53,6 +61,7 @@ struct CheckpointState {
   long last_build_step = 0;
   long neighbor_builds = 0;
   std::vector<double> reference_position;   // positions at the last list build
+  std::vector<std::int32_t> rank;           // which rank owned each atom
   std::vector<std::int64_t> storage_index;  // where each atom sat in its rank's arrays
 
   std::string integrator_style;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "io/checksum.hpp"
 
 namespace tessera::h5 {
@@ -74,12 +76,12 @@ Handle create_file(const std::string& path, hsize_t userblock) {
   return Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl, fapl), "cannot create " + path), H5Fclose);
 }
 
-Handle create_memory_file(const std::string& name, hsize_t userblock) {
+Handle create_memory_file(const std::string& name, hsize_t userblock, std::size_t expected_bytes) {
   quiet();
   Handle fcpl(check(H5Pcreate(H5P_FILE_CREATE), "H5Pcreate"), H5Pclose);
   if (userblock) check_status(H5Pset_userblock(fcpl, userblock), "set userblock");
   Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
-  check_status(H5Pset_fapl_core(fapl, 64 << 20, 0), "set core driver");
+  check_status(H5Pset_fapl_core(fapl, std::max<std::size_t>(expected_bytes, 1 << 20), 0), "set core driver");
   // Default (oldest) format bounds: HDF5 1.10.8 produces unreadable images of
   // files with version-3 superblocks. Our own whole-file checksum covers the
   // metadata that the newer format would have checksummed.

@@ -58,7 +58,9 @@ Handle create_file(const std::string& path, hsize_t userblock);
 // A file built in memory only (HDF5 core driver); take its bytes with
 // file_image(), which leaves `userblock` bytes (zeros) in front. Nothing touches the disk, so a full disk can only fail
 // our own write of the image, never leave HDF5 holding a half-closed file.
-Handle create_memory_file(const std::string& name, hsize_t userblock);
+// `expected_bytes`: about how large the file will grow; the buffer grows in
+// steps of that size (at least 1 MiB), so a small file costs little memory.
+Handle create_memory_file(const std::string& name, hsize_t userblock, std::size_t expected_bytes);
 std::vector<char> file_image(hid_t file, hsize_t userblock);
 Handle open_file(const std::string& path, bool writable);
 Handle create_group(hid_t parent, const std::string& name);

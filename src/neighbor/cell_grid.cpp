@@ -17,14 +17,15 @@ void bin_atoms(const CellGrid& g, const double* x, const double* y, const double
 
 void gather_binned_positions(const double* x, const double* y, const double* z, CellBins& bins) {
   const long n = static_cast<long>(bins.atoms.size());
-  bins.xyz.resize(4 * n);
+  bins.x.resize(n);
+  bins.y.resize(n);
+  bins.z.resize(n);
 #pragma omp parallel for schedule(static)
   for (long m = 0; m < n; ++m) {
     const int i = bins.atoms[m];
-    bins.xyz[4 * m] = x[i];
-    bins.xyz[4 * m + 1] = y[i];
-    bins.xyz[4 * m + 2] = z[i];
-    bins.xyz[4 * m + 3] = 0.0;
+    bins.x[m] = x[i];
+    bins.y[m] = y[i];
+    bins.z[m] = z[i];
   }
 }
 

@@ -57,12 +57,12 @@ struct CellBins {
   std::vector<int> start;
   std::vector<int> atoms;
   std::vector<int> cell;  // per atom
-  // Positions in bin order (x, y, z, pad per entry), so that a search over a
-  // cell reads contiguous memory instead of gathering from three arrays.
-  std::vector<double> xyz;
+  // Positions in bin order, so that a search over a row of cells reads three
+  // contiguous arrays (vector loads) instead of gathering by atom index.
+  std::vector<double> x, y, z;
 };
 
-// Fills bins.xyz from bins.atoms.
+// Fills bins.x, y, z from bins.atoms.
 void gather_binned_positions(const double* x, const double* y, const double* z, CellBins& bins);
 
 void bin_atoms(const CellGrid& g, const double* x, const double* y, const double* z, int n, CellBins& bins);

@@ -14,6 +14,10 @@ struct NeighborList {
   int stride = 0;
   std::vector<int> count;  // per local atom
   std::vector<int> index;  // index[i * stride + k]
+  // When > 1: stride is a multiple of it, and each row is padded up to a
+  // multiple of it with the atom's own index, so that a vector kernel can
+  // read whole blocks (it must still ignore entries past count).
+  int pad = 1;
   // Positions at the last build, for the displacement check.
   std::vector<double> x0, y0, z0;
   long builds = 0;

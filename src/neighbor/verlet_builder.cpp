@@ -3,32 +3,35 @@
 #include <algorithm>
 #include <numeric>
 
+#include "backend/cpu_pair_kernel.hpp"
+
 namespace tessera {
 
 namespace {
-constexpr int kReach = 2;  // cells of width reach/2: a 5x5x5 stencil, fewer candidates than 3x3x3 of width reach
+// Cells at least reach/2 wide: atoms within reach lie at most 2 cells away.
+// Smaller cells than reach waste less of the searched volume on corners.
+constexpr int kReach = 2;
 
-std::vector<int> make_stencil(const CellGrid& g) {
-  std::vector<int> s;
-  double size[3];
-  for (int d = 0; d < 3; ++d) size[d] = 1.0 / g.inv_size[d];
-  auto gap = [](int k, double w) { return k == 0 ? 0.0 : (std::abs(k) - 1) * w; };
-  // Drop stencil corners whose nearest point is farther than the reach.
-  const double reach = kReach * std::min({size[0], size[1], size[2]});
-  for (int dz = -kReach; dz <= kReach; ++dz)
-    for (int dy = -kReach; dy <= kReach; ++dy)
-      for (int dx = -kReach; dx <= kReach; ++dx) {
-        const double gx = gap(dx, size[0]), gy = gap(dy, size[1]), gz = gap(dz, size[2]);
-        if (gx * gx + gy * gy + gz * gz < reach * reach * (1 + 1e-12)) {
-          s.push_back(dx);
-          s.push_back(dy);
-          s.push_back(dz);
-        }
-      }
-  return s;
+// Per-axis distance from coordinate v (in cell c) to the cells c-2 .. c+2,
+// squared, shrunk by a hair so that rounding in the cell bounds never prunes
+// a cell that holds a neighbour (pruning is only a shortcut: the distance
+// test below decides membership).
+void cell_gaps(const CellGrid& g, int d, double v, int c, double gap2[2 * kReach + 1]) {
+  const double w = 1.0 / g.inv_size[d], slack = 1e-9 * w;
+  for (int o = -kReach; o <= kReach; ++o) {
+    double gap = 0;
+    if (o < 0) gap = v - (g.lo[d] + (c + o + 1) * w);
+    if (o > 0) gap = (g.lo[d] + (c + o) * w) - v;
+    gap = gap > slack ? gap - slack : 0.0;
+    gap2[o + kReach] = gap * gap;
+  }
 }
+
 }  // namespace
 
+// List order: cell rows by (z, y) offset, then x, then bin order within a
+// cell, i.e. increasing bin position along each row. The order fixes the
+// force summation order, so it depends only on the positions.
 void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach, NeighborList& nl) {
   double lo[3], hi[3];
   for (int d = 0; d < 3; ++d) {
@@ -40,42 +43,62 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   const int nlocal = static_cast<int>(a.nlocal);
   bin_atoms(g, a.x.data(), a.y.data(), a.z.data(), nall, bins_);
   gather_binned_positions(a.x.data(), a.y.data(), a.z.data(), bins_);
-  stencil_ = make_stencil(g);
-  const int nst = static_cast<int>(stencil_.size() / 3);
   const double reach_sq = reach * reach;
+  const int* start = bins_.start.data();
+  const NeighborScanFn scan = neighbor_scan_for(simd_level());
 
   nl.count.resize(nlocal);
-  if (nl.stride == 0) nl.stride = 64;
+  auto whole_blocks = [](int n) { return (n + kPairLanes - 1) / kPairLanes * kPairLanes; };
+  nl.stride = whole_blocks(std::max(nl.stride, 64));
+  nl.pad = kPairLanes;
   for (;;) {
     nl.index.resize(static_cast<std::size_t>(nlocal) * nl.stride);
     int needed = 0;
     const int stride = nl.stride;
-#pragma omp parallel for schedule(static) reduction(max : needed)
-    for (int i = 0; i < nlocal; ++i) {
-      const double xi = a.x[i], yi = a.y[i], zi = a.z[i];
-      const int cx = g.coord(0, xi), cy = g.coord(1, yi), cz = g.coord(2, zi);
-      int* list = nl.index.data() + static_cast<long>(i) * stride;
-      int k = 0;
-      for (int s = 0; s < nst; ++s) {
-        const int ox = cx + stencil_[3 * s], oy = cy + stencil_[3 * s + 1], oz = cz + stencil_[3 * s + 2];
-        if (ox < 0 || oy < 0 || oz < 0 || ox >= g.n[0] || oy >= g.n[1] || oz >= g.n[2]) continue;
-        const int c = g.index(ox, oy, oz);
-        const double* p = bins_.xyz.data();
-        for (int m = bins_.start[c]; m < bins_.start[c + 1]; ++m) {
-          const double dx = xi - p[4 * m], dy = yi - p[4 * m + 1], dz = zi - p[4 * m + 2];
-          if (dx * dx + dy * dy + dz * dz < reach_sq) {
-            const int j = bins_.atoms[m];
-            if (j == i) continue;
-            if (k < stride) list[k] = j;
-            ++k;
+#pragma omp parallel reduction(max : needed)
+    {
+      std::vector<int> found;          // one atom's neighbours, before the stride check
+#pragma omp for schedule(dynamic, 64)  // per-atom results: any schedule gives the same list
+      for (int i = 0; i < nlocal; ++i) {
+        const double xi = a.x[i], yi = a.y[i], zi = a.z[i];
+        const int c[3] = {g.coord(0, xi), g.coord(1, yi), g.coord(2, zi)};
+        double gx[2 * kReach + 1], gy[2 * kReach + 1], gz[2 * kReach + 1];
+        cell_gaps(g, 0, xi, c[0], gx);
+        cell_gaps(g, 1, yi, c[1], gy);
+        cell_gaps(g, 2, zi, c[2], gz);
+        int k = 0;
+        for (int dz = -kReach; dz <= kReach; ++dz) {
+          const int oz = c[2] + dz;
+          if (oz < 0 || oz >= g.n[2] || gz[dz + kReach] >= reach_sq) continue;
+          for (int dy = -kReach; dy <= kReach; ++dy) {
+            const int oy = c[1] + dy;
+            const double gyz = gz[dz + kReach] + gy[dy + kReach];
+            if (oy < 0 || oy >= g.n[1] || gyz >= reach_sq) continue;
+            // The cells of this row that can hold neighbours are contiguous
+            // in x, so their atoms are one run of the bins.
+            int x0 = std::max(c[0] - kReach, 0), x1 = std::min(c[0] + kReach, g.n[0] - 1);
+            while (x0 < c[0] && gyz + gx[x0 - c[0] + kReach] >= reach_sq) ++x0;
+            while (x1 > c[0] && gyz + gx[x1 - c[0] + kReach] >= reach_sq) --x1;
+            const int m0 = start[g.index(x0, oy, oz)], m1 = start[g.index(x1, oy, oz) + 1];
+            const std::size_t room = k + (m1 - m0) + 16;
+            if (found.size() < room) found.resize(2 * room);
+            k += scan(bins_.x.data() + m0, bins_.y.data() + m0, bins_.z.data() + m0, bins_.atoms.data() + m0, m1 - m0,
+                      xi, yi, zi, reach_sq, i, found.data() + k);
           }
         }
+        // Padding with i itself, whose distance is 0: never a neighbour, but
+        // a valid index for a kernel that loads whole lane blocks.
+        const int padded = std::min(whole_blocks(k), stride);
+        if (found.size() < static_cast<std::size_t>(padded)) found.resize(padded);
+        for (int p = k; p < padded; ++p) found[p] = i;
+        std::copy(found.begin(), found.begin() + padded, nl.index.begin() + static_cast<long>(i) * stride);
+        nl.count[i] = k;
+        needed = std::max(needed, k);
       }
-      nl.count[i] = k;
-      needed = std::max(needed, k);
     }
     if (needed <= nl.stride) break;
-    nl.stride = needed + needed / 8 + 8;  // room to grow before the next overflow
+    // Room to grow before the next overflow, in whole lane blocks.
+    nl.stride = whole_blocks(needed + needed / 8 + 8);
   }
   nl.x0.assign(a.x.begin(), a.x.begin() + nlocal);
   nl.y0.assign(a.y.begin(), a.y.begin() + nlocal);

@@ -15,7 +15,6 @@ class VerletBuilder {
 
  private:
   CellBins bins_;
-  std::vector<int> stencil_;  // (dx, dy, dz) triples of cells that can hold neighbours
 };
 
 // Reorders the local atoms by the cell they sit in, so that atoms close in

@@ -4,10 +4,15 @@
 #include <vector>
 
 #include "atoms/atom_store.hpp"
-#include "backend/cpu_exec.hpp"
+#include "backend/cpu_pair_kernel.hpp"
 #include "neighbor/neighbor_list.hpp"
-#include "potentials/pair_force.hpp"
 #include "potentials/pair_style.hpp"
+
+// The portable kernel for potentials without compiled variants (see
+// TESSERA_SIMD_POTENTIALS): same contract, this unit's flags.
+#define TESSERA_SIMD_NS simd_fallback
+#include "backend/cpu_pair_kernel_impl.hpp"
+#undef TESSERA_SIMD_NS
 
 namespace tessera {
 
@@ -26,11 +31,49 @@ class PairStyleImpl final : public PairStyle {
   const char* name() const override { return Pot::name; }
   double max_cutoff() const override { return max_cutoff_; }
 
-  void compute(AtomStore& a, const NeighborList& nl) const override {
-    PairForce<Pot> f{a.x.data(),      a.y.data(),  a.z.data(),     a.type.data(),  nl.index.data(),
-                     nl.count.data(), nl.stride,   params_.data(), ntp_,           a.fx.data(),
-                     a.fy.data(),     a.fz.data(), a.pe.data(),    a.virial.data()};
-    cpu_for(a.nlocal, f);
+  void compute(AtomStore& a, const NeighborList& nl) const override { compute_with(a, nl, simd_level()); }
+
+  // compute() with a given kernel variant, for tests that compare them.
+  void compute_with(AtomStore& a, const NeighborList& nl, SimdLevel level) const {
+    const long nall = static_cast<long>(a.nall());
+    pos_.resize(4 * nall);
+    double* pos = pos_.data();
+    int other_types = 0;
+    // Packed so that a neighbour's coordinates and type are one 32-byte read.
+#pragma omp parallel for schedule(static) reduction(+ : other_types)
+    for (long i = 0; i < nall; ++i) {
+      pos[4 * i] = a.x[i];
+      pos[4 * i + 1] = a.y[i];
+      pos[4 * i + 2] = a.z[i];
+      pos[4 * i + 3] = a.type[i];
+      other_types += a.type[i] != 1;
+    }
+    PairKernelArgs<typename Pot::Params> args;
+    args.pos = pos;
+    args.nbr = nl.index.data();
+    args.nbr_count = nl.count.data();
+    args.stride = nl.stride;
+    args.padded = nl.pad % kPairLanes == 0 && nl.stride % kPairLanes == 0;
+    args.params = params_.data();
+    args.type_stride = ntp_;
+    args.one_type = other_types == 0;
+    args.fx = a.fx.data();
+    args.fy = a.fy.data();
+    args.fz = a.fz.data();
+    args.pe = a.pe.data();
+    args.virial = a.virial.data();
+    PairKernelFn<Pot> fn = &simd_fallback::pair_kernel_of<Pot>;
+    if constexpr (kHasSimdKernels<Pot>) fn = pair_kernel_for<Pot>(level);
+    // Chunks of atoms: each atom's sums are its own, so neither the chunk
+    // size nor the thread that runs a chunk changes any result. Handed out
+    // dynamically, so a thread that shares its core with another process
+    // does not hold up the others.
+    constexpr int kChunk = 64;
+    const long nlocal = static_cast<long>(a.nlocal);
+    const long nchunks = (nlocal + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic)
+    for (long c = 0; c < nchunks; ++c)
+      fn(args, static_cast<int>(c * kChunk), static_cast<int>(std::min(nlocal, (c + 1) * kChunk)));
   }
 
   void eval_pair(int ti, int tj, double r2, double& fpair, double& energy) const override {
@@ -48,6 +91,7 @@ class PairStyleImpl final : public PairStyle {
   int ntp_;
   double max_cutoff_ = 0;
   std::vector<typename Pot::Params> params_;
+  mutable std::vector<double> pos_;  // scratch for compute()
 };
 
 template <class Pot>

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
@@ -15,39 +16,78 @@ namespace tessera {
 
 namespace {
 
-template <class T>
-std::vector<T> xyz_by_id(const std::vector<std::size_t>& order, const std::vector<T>& x, const std::vector<T>& y,
-                         const std::vector<T>& z) {
-  std::vector<T> out(3 * order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    out[3 * k] = x[order[k]];
-    out[3 * k + 1] = y[order[k]];
-    out[3 * k + 2] = z[order[k]];
+// Per-atom rows from every rank, on rank 0 in global-id order.
+struct RowsById {
+  std::vector<std::int64_t> id;
+  std::vector<double> values;  // `width` per atom
+};
+
+// Gathers, for each local atom i, its id and the `width` values row(i, out)
+// writes. Collective; only rank 0's result holds rows.
+template <class Row>
+RowsById gather_rows_by_id(const Simulation& sim, int width, Row row) {
+  const AtomStore& a = sim.atoms();
+  const std::size_t stride = 1 + static_cast<std::size_t>(width);
+  std::vector<double> mine(a.nlocal * stride);
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    std::memcpy(&mine[i * stride], &a.id[i], sizeof(double));  // the id's bits, not its value
+    row(i, &mine[i * stride + 1]);
+  }
+  const char* p = reinterpret_cast<const char*>(mine.data());
+  const auto parts = sim.comm().gather_to_root(std::vector<char>(p, p + mine.size() * sizeof(double)));
+  RowsById out;
+  if (sim.comm().rank() != 0) return out;
+  std::vector<double> all;
+  for (const auto& bytes : parts) {
+    const std::size_t at = all.size();
+    all.resize(at + bytes.size() / sizeof(double));
+    std::memcpy(all.data() + at, bytes.data(), bytes.size());
+  }
+  const std::size_t n = all.size() / stride;
+  std::vector<std::pair<std::int64_t, std::size_t>> order(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    std::memcpy(&order[k].first, &all[k * stride], sizeof(std::int64_t));
+    order[k].second = k;
+  }
+  std::sort(order.begin(), order.end());
+  out.id.resize(n);
+  out.values.resize(n * width);
+  for (std::size_t k = 0; k < n; ++k) {
+    out.id[k] = order[k].first;
+    std::copy_n(&all[order[k].second * stride + 1], width, &out.values[k * width]);
   }
   return out;
+}
+
+template <class T>
+RowsById gather_xyz(const Simulation& sim, const std::vector<T>& x, const std::vector<T>& y, const std::vector<T>& z) {
+  return gather_rows_by_id(sim, 3, [&](std::size_t i, double* out) {
+    out[0] = static_cast<double>(x[i]);
+    out[1] = static_cast<double>(y[i]);
+    out[2] = static_cast<double>(z[i]);
+  });
 }
 
 }  // namespace
 
 RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step, const StopPolicy* stop)
-    : deck_(deck), stop_(stop), last_checkpoint_time_(std::chrono::steady_clock::now()) {
+    : deck_(deck), stop_(stop), root_(sim.comm().rank() == 0), last_checkpoint_time_(std::chrono::steady_clock::now()) {
+  // Rank 0 writes every file: the others send it their atoms.
   if (deck.checkpoint.enabled()) {
-    ensure_folder(deck.checkpoint.path, "output.checkpoint.path");
-    remove_stale_temporaries(deck.checkpoint.path);
+    if (root_) {
+      ensure_folder(deck.checkpoint.path, "output.checkpoint.path");
+      remove_stale_temporaries(deck.checkpoint.path);
+    }
     if (resume_step >= 0) last_checkpoint_step_ = resume_step;
   }
   if (deck.trajectory.enabled()) {
     const AtomStore& a = sim.atoms();
-    const auto order = a.local_order_by_id();
-    std::vector<std::int64_t> ids(order.size());
-    std::vector<std::int32_t> types(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      ids[k] = a.id[order[k]];
-      types[k] = a.type[order[k]];
-    }
+    const RowsById types = gather_rows_by_id(sim, 1, [&](std::size_t i, double* out) { out[0] = a.type[i]; });
+    if (!root_) return;
+    const std::vector<std::int32_t> type(types.values.begin(), types.values.end());
     try {
       trajectory_ =
-          std::make_unique<H5mdWriter>(deck.trajectory, sim.natoms(), ids, types, version_string(), resume_step);
+          std::make_unique<H5mdWriter>(deck.trajectory, sim.natoms(), types.id, type, version_string(), resume_step);
     } catch (const h5::H5Error& e) {
       throw IoError(fmt::format("output.trajectory.file: {}", e.what()));
     }
@@ -59,25 +99,28 @@ RunOutputs::~RunOutputs() = default;
 void RunOutputs::write_frame(const Simulation& sim) {
   const TrajectorySpec& t = deck_.trajectory;
   const AtomStore& a = sim.atoms();
-  const auto order = a.local_order_by_id();
-  std::vector<double> pos, vel, force;
-  std::vector<std::int32_t> image;
+  RowsById pos, vel, force, img;
+  if (t.position) pos = gather_xyz(sim, a.x, a.y, a.z);
+  if (t.velocity) vel = gather_xyz(sim, a.vx, a.vy, a.vz);
+  if (t.force) force = gather_xyz(sim, a.fx, a.fy, a.fz);
+  if (t.image) img = gather_xyz(sim, a.ix, a.iy, a.iz);
+  const ThermoValues thermo = sim.thermo();
+  if (!root_) return;
+  std::vector<std::int32_t> image(img.values.begin(), img.values.end());
   TrajectoryFrame f;
   f.step = sim.step();
   f.time = sim.time();
   f.box = sim.box();
-  if (t.position) f.position = &(pos = xyz_by_id(order, a.x, a.y, a.z));
-  if (t.velocity) f.velocity = &(vel = xyz_by_id(order, a.vx, a.vy, a.vz));
-  if (t.force) f.force = &(force = xyz_by_id(order, a.fx, a.fy, a.fz));
-  if (t.image) {
-    const auto img = xyz_by_id(order, a.ix, a.iy, a.iz);
-    image.assign(img.begin(), img.end());
-    f.image = &image;
-  }
+  if (t.position) f.position = &pos.values;
+  if (t.velocity) f.velocity = &vel.values;
+  if (t.force) f.force = &force.values;
+  if (t.image) f.image = &image;
   try {
     trajectory_->write_frame(f);
-    trajectory_->write_observables(sim.step(), sim.time(), sim.thermo());
+    trajectory_->write_observables(sim.step(), sim.time(), thermo);
     trajectory_->flush();
+    if (verbose_)
+      fmt::print("Frame {} of {} written at step {}\n", trajectory_->frames(), deck_.trajectory.file, sim.step());
   } catch (const h5::H5Error& e) {
     throw IoError(fmt::format("step {}: cannot write the trajectory: {}", sim.step(), e.what()));
   }
@@ -86,31 +129,41 @@ void RunOutputs::write_frame(const Simulation& sim) {
 void RunOutputs::write_checkpoint_now(const Simulation& sim) {
   // Thermo lines and frames reach the disk before the checkpoint that vouches
   // for them, so a resume from it never finds them missing.
-  if (trajectory_) trajectory_->flush();
-  if (deck_.trajectory.enabled()) fsync_file(deck_.trajectory.file);
-  if (!deck_.thermo.file.empty()) fsync_file(deck_.thermo.file);
+  if (root_) {
+    if (trajectory_) trajectory_->flush();
+    if (deck_.trajectory.enabled()) fsync_file(deck_.trajectory.file);
+    if (!deck_.thermo.file.empty()) fsync_file(deck_.thermo.file);
+  }
   const std::string path = checkpoint_path(deck_.checkpoint.path, sim.step());
   const CheckpointState state = sim.capture_state();
-  const std::int64_t bad = first_non_finite_atom(state);
+  // Rank 0 alone holds the atoms; every rank must stop with the same error.
+  const long long bad = sim.comm().sum(root_ ? static_cast<long long>(first_non_finite_atom(state)) : 0LL);
+  if (bad >= 0 && !root_) throw SimulationError("");  // rank 0 reports it
   if (bad >= 0)
     throw SimulationError(
         fmt::format("step {}: atom {} has a non-finite position, velocity or force; no checkpoint "
                     "written (the last good one, {}, is kept)",
                     sim.step(), bad, last_checkpoint_.empty() ? "none" : last_checkpoint_));
-  write_checkpoint(path, state);
-  prune_checkpoints(deck_.checkpoint.path, deck_.checkpoint.keep);
+  if (root_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    write_checkpoint(path, state);
+    prune_checkpoints(deck_.checkpoint.path, deck_.checkpoint.keep);
+    if (verbose_)
+      fmt::print("Checkpoint {} written at step {} ({:.3f} s)\n", path, sim.step(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
   last_checkpoint_ = path;
   last_checkpoint_step_ = sim.step();
   last_checkpoint_time_ = std::chrono::steady_clock::now();
 }
 
 void RunOutputs::initial(const Simulation& sim) {
-  if (trajectory_) write_frame(sim);
+  if (deck_.trajectory.enabled()) write_frame(sim);
 }
 
 bool RunOutputs::after_step(const Simulation& sim, bool last) {
   const long step = sim.step();
-  if (trajectory_ && step % deck_.trajectory.every == 0) write_frame(sim);
+  if (deck_.trajectory.enabled() && step % deck_.trajectory.every == 0) write_frame(sim);
   if (stop_ && !last) {
     stop_reason_ = stop_->check();
     // All ranks stop at the same step, whichever saw the signal or deadline.
@@ -126,6 +179,8 @@ bool RunOutputs::after_step(const Simulation& sim, bool last) {
     const double since =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint_time_).count();
     due = due || since >= c.every_seconds;
+    // Clocks differ between ranks; the checkpoint is collective.
+    due = sim.comm().max(due ? 1 : 0) != 0;
   }
   if (due) write_checkpoint_now(sim);
   return true;

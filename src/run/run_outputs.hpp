@@ -27,6 +27,8 @@ class RunOutputs : public StepHook {
   void finish(const Simulation& sim);
 
   const std::string& last_checkpoint() const { return last_checkpoint_; }
+  // Report each checkpoint and frame written on stdout.
+  void set_verbose(bool on) { verbose_ = on; }
   // Why the run stopped early ("SIGTERM", "run.max_walltime", ...); empty if not.
   const std::string& stop_reason() const { return stop_reason_; }
 
@@ -37,6 +39,8 @@ class RunOutputs : public StepHook {
   const Deck& deck_;
   std::unique_ptr<H5mdWriter> trajectory_;
   const StopPolicy* stop_;
+  bool root_ = true;  // rank 0: the one that writes files
+  bool verbose_ = false;
   std::string stop_reason_;
   std::string last_checkpoint_;
   long last_checkpoint_step_ = -1;

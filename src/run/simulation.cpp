@@ -1,6 +1,7 @@
 #include "run/simulation.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include "core/error.hpp"
 #include "deck/pair_table.hpp"
 #include "deck/yaml_section.hpp"
+#include "domain/load_balance.hpp"
 #include "system/build_system.hpp"
 
 namespace tessera {
@@ -55,10 +57,9 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
     } else {
       grid_ = choose_rank_grid(comm_.size(), box_, reach_);
     }
-    const int r = comm_.rank();
-    const std::array<int, 3> cell{r % grid_.n[0], (r / grid_.n[0]) % grid_.n[1], r / (grid_.n[0] * grid_.n[1])};
-    sub_ = tessera::sub_domain(box_, grid_, cell);
-    halo_ = HaloExchange(grid_, cell, comm_);
+    cell_ = grid_.cell_of(comm_.rank());
+    sub_ = tessera::sub_domain(box_, grid_, cell_);
+    halo_ = HaloExchange(grid_, cell_, comm_);
     std::vector<std::size_t> mine;
     for (std::size_t i = 0; i < atoms_.nlocal; ++i) {
       bool in = true;
@@ -109,13 +110,54 @@ void Simulation::rebuild() {
     sort_atoms_spatially(atoms_, sub_, 0.5 * reach_);
   }
   timers_.next(Phase::kCommunicate);
+  build_ghosts();
+  timers_.next(Phase::kNeighbor);
+  builder_.build(atoms_, sub_, reach_, nlist_);
+  last_build_ = step_;
+}
+
+void Simulation::maybe_balance() {
+  const LoadBalanceSpec& lb = deck_.load_balance;
+  // At the first rebuild after each multiple of `every`: a schedule that
+  // needs no state beyond the last build step, so a restart keeps it.
+  if (!lb.enabled() || !comm_.parallel() || step_ / lb.every == last_build_ / lb.every) return;
+  const double work = timers_.seconds(Phase::kPair) + timers_.seconds(Phase::kNeighbor);
+  const double mine = lb.by_time ? work - balance_mark_ : static_cast<double>(atoms_.nlocal);
+  const long interval = step_ - last_balance_;
+  balance_mark_ = work;
+  last_balance_ = step_;
+  const std::vector<double> cost = comm_.allgather(mine);
+  last_imbalance_ = imbalance(cost);
+  if (balance_checks_++ == 0) first_imbalance_ = last_imbalance_;
+  if (last_imbalance_ <= lb.threshold) return;
+  double min_fraction[3];
+  for (int d = 0; d < 3; ++d) min_fraction[d] = reach_ / box_.length(d);
+  const RankGrid moved = balance_cuts(grid_, cost, min_fraction);
+  if (moved.cut == grid_.cut) return;
+  grid_ = moved;
+  sub_ = tessera::sub_domain(box_, grid_, cell_);
+  ++balance_moves_;
+  std::string planes;
+  for (int d = 0; d < 3; ++d)
+    if (!grid_.cut[d].empty()) planes += fmt::format(" {}: {:.4f}", "xyz"[d], fmt::join(grid_.cut[d], " "));
+  const std::string over = lb.by_time ? fmt::format(" over the last {} steps", interval) : std::string();
+  fmt::print("Step {}: load balance by {}: imbalance (max/mean) {:.3f}{}; planes now at{}\n", step_,
+             lb.by_time ? "pair + neighbour time" : "atom count", last_imbalance_, over, planes);
+  std::fflush(stdout);
+}
+
+void Simulation::build_ghosts() {
   if (comm_.parallel())
     halo_.build(atoms_, sub_, reach_);
   else
     ghosts_.build(atoms_, sub_, reach_);
-  timers_.next(Phase::kNeighbor);
-  builder_.build(atoms_, sub_, reach_, nlist_);
-  last_build_ = step_;
+}
+
+void Simulation::update_ghosts() {
+  if (comm_.parallel())
+    halo_.update_positions(atoms_);
+  else
+    ghosts_.update_positions(atoms_, box_);
 }
 
 void Simulation::compute_forces() { pair_->compute(atoms_, nlist_); }
@@ -202,13 +244,11 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
     timers_.next(Phase::kNeighbor);
     check_motion();
     if (rebuild_due()) {
+      maybe_balance();
       rebuild();
     } else {
       timers_.next(Phase::kCommunicate);
-      if (comm_.parallel())
-        halo_.update_positions(atoms_);
-      else
-        ghosts_.update_positions(atoms_, box_);
+      update_ghosts();
     }
     timers_.next(Phase::kPair);
     compute_forces();

@@ -1,5 +1,9 @@
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "atoms/atom_store.hpp"
 #include "comm/communicator.hpp"
@@ -65,18 +69,30 @@ class Simulation {
   void compute_forces();
 
   double time() const { return static_cast<double>(step_) * deck_.integrator.dt; }
-  // Everything needed to continue this run bitwise exactly.
+  // Everything needed to continue this run bitwise exactly. Collective: with
+  // several ranks, rank 0 gets every atom (in id order), the others the
+  // header fields only.
   CheckpointState capture_state() const;
-  // Continues from a checkpoint instead of setup(). Throws InputError naming
-  // `source` when the checkpoint does not fit the deck (atom count, ids,
-  // types, masses, box). With the same rank layout the continuation is
-  // bitwise identical to the run that wrote it: atoms go back to their
-  // storage slots and the neighbour list is rebuilt from the positions of its
-  // last build, so every sum runs in the same order.
+  // Continues from a checkpoint instead of setup(). Collective: `s` is read
+  // on rank 0 only. Throws InputError (on every rank) naming `source` when
+  // the checkpoint does not fit the deck (atom count, ids, types, masses,
+  // box). On the rank grid that wrote it the continuation is bitwise
+  // identical: atoms go back to their ranks and storage slots and the
+  // neighbour list is rebuilt from the positions of its last build, so every
+  // sum runs in the same order. On another grid atoms go to the rank whose
+  // sub-box holds them and the list is rebuilt from the current positions.
   void restore(const CheckpointState& s, const std::string& source);
 
  private:
   void rebuild();
+  void build_ghosts();
+  // Moves the rank grid's cut planes when the ranks' work differs (deck
+  // load_balance), just before a list rebuild migrates the atoms.
+  void maybe_balance();
+  void update_ghosts();
+  // Why `s` cannot continue this deck's run ("" if it can), given every
+  // rank's (id, type) sorted by id.
+  std::string misfit(const CheckpointState& s, const std::vector<std::pair<std::int64_t, std::int64_t>>& deck_atoms);
   bool rebuild_due();
   void check_motion() const;
   void verify_atoms() const;
@@ -84,6 +100,7 @@ class Simulation {
   Deck deck_;
   const Communicator& comm_;
   RankGrid grid_;
+  std::array<int, 3> cell_{0, 0, 0};  // this rank's place in the grid
   HaloExchange halo_;
   std::uint64_t id_sum_ = 0, id_hash_ = 0;  // of all atoms, checked at every rebuild
   Box box_;
@@ -103,6 +120,20 @@ class Simulation {
   double loop_seconds_ = 0;
   bool ready_ = false;
   bool thermo_started_ = false;
+  // Load balancing: where the last interval started, and what was measured.
+  long last_balance_ = 0;
+  double balance_mark_ = 0;
+  int balance_moves_ = 0;
+  int balance_checks_ = 0;
+  double first_imbalance_ = 1, last_imbalance_ = 1;
+
+ public:
+  // Load balancing so far: planes moved, intervals measured, and the
+  // imbalance (max / mean cost) of the first and the latest interval.
+  int balance_moves() const { return balance_moves_; }
+  int balance_checks() const { return balance_checks_; }
+  double first_imbalance() const { return first_imbalance_; }
+  double last_imbalance() const { return last_imbalance_; }
 };
 
 }  // namespace tessera

@@ -1,14 +1,95 @@
 // Simulation <-> CheckpointState: what a checkpoint holds and how a run
-// continues from it.
+// continues from it. With several ranks, rank 0 holds the whole state in
+// global-id order: the ranks' atoms are gathered to it for writing and
+// scattered from it on restart.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "io/checkpoint_parts.hpp"
 #include "run/simulation.hpp"
 
 namespace tessera {
+
+namespace {
+
+// (id, type) of this rank's atoms, as bytes for gather_to_root.
+std::vector<char> pack_ids_and_types(const AtomStore& a) {
+  std::vector<std::int64_t> v;
+  v.reserve(2 * a.nlocal);
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    v.push_back(a.id[i]);
+    v.push_back(a.type[i]);
+  }
+  const char* p = reinterpret_cast<const char*>(v.data());
+  return std::vector<char>(p, p + v.size() * sizeof(std::int64_t));
+}
+
+// Every rank's (id, type) pairs, sorted by id.
+std::vector<std::pair<std::int64_t, std::int64_t>> unpack_ids_and_types(const std::vector<std::vector<char>>& parts) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> all;
+  for (const auto& bytes : parts) {
+    const std::size_t n = bytes.size() / (2 * sizeof(std::int64_t));
+    std::vector<std::int64_t> v(2 * n);
+    std::copy(bytes.begin(), bytes.begin() + v.size() * sizeof(std::int64_t), reinterpret_cast<char*>(v.data()));
+    for (std::size_t k = 0; k < n; ++k) all.emplace_back(v[2 * k], v[2 * k + 1]);
+  }
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+// The rank whose sub-box holds each atom, for a checkpoint written on another
+// rank layout. Wraps the positions into the box first (updating the images),
+// as the list build that follows would.
+std::vector<int> owners_by_position(CheckpointState& s, const Box& box, const RankGrid& grid, std::string& problem) {
+  const std::size_t n = s.id.size();
+  AtomStore w;
+  w.resize_local(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    w.x[k] = s.position[3 * k];
+    w.y[k] = s.position[3 * k + 1];
+    w.z[k] = s.position[3 * k + 2];
+    w.ix[k] = s.image[3 * k];
+    w.iy[k] = s.image[3 * k + 1];
+    w.iz[k] = s.image[3 * k + 2];
+  }
+  PeriodicGhosts::wrap(w, box);
+  std::vector<double> bounds[3];  // bounds[d][c]: low face of cell c along d, then the box's high face
+  for (int d = 0; d < 3; ++d) {
+    for (int c = 0; c < grid.n[d]; ++c) {
+      std::array<int, 3> cell{0, 0, 0};
+      cell[d] = c;
+      bounds[d].push_back(sub_domain(box, grid, cell).lo[d]);
+    }
+    std::array<int, 3> last{0, 0, 0};
+    last[d] = grid.n[d] - 1;
+    bounds[d].push_back(sub_domain(box, grid, last).hi[d]);
+  }
+  std::vector<int> owner(n);
+  const double* pos[3] = {w.x.data(), w.y.data(), w.z.data()};
+  const int* img[3] = {w.ix.data(), w.iy.data(), w.iz.data()};
+  for (std::size_t k = 0; k < n; ++k) {
+    int cell[3];
+    for (int d = 0; d < 3; ++d) {
+      const double p = pos[d][k];
+      const auto& b = bounds[d];
+      if (!(p >= b.front() && p < b.back())) {
+        problem = fmt::format("atom {} lies at {} = {}, more than a box length outside the box", s.id[k], "xyz"[d], p);
+        return {};
+      }
+      cell[d] = static_cast<int>(std::upper_bound(b.begin(), b.end(), p) - b.begin()) - 1;
+      s.position[3 * k + d] = p;
+      s.image[3 * k + d] = img[d][k];
+    }
+    owner[k] = cell[0] + grid.n[0] * (cell[1] + grid.n[1] * cell[2]);
+  }
+  return owner;
+}
+
+}  // namespace
 
 CheckpointState Simulation::capture_state() const {
   const AtomStore& a = atoms_;
@@ -21,6 +102,12 @@ CheckpointState Simulation::capture_state() const {
   s.time = time();
   s.natoms = natoms_;
   s.ntypes = a.ntypes;
+  s.nranks = comm_.size();
+  s.rank_grid = grid_.n;
+  if (!grid_.cut[0].empty() || !grid_.cut[1].empty() || !grid_.cut[2].empty())
+    for (int d = 0; d < 3; ++d)
+      for (int c = 0; c <= grid_.n[d]; ++c)
+        s.rank_cuts.push_back(grid_.cut[d].empty() ? static_cast<double>(c) / grid_.n[d] : grid_.cut[d][c]);
   s.box = box_;
   s.mass.assign(a.mass_of_type.begin() + 1, a.mass_of_type.begin() + 1 + a.ntypes);
   s.deck_text = deck_.text;
@@ -31,6 +118,7 @@ CheckpointState Simulation::capture_state() const {
   s.force.resize(3 * n);
   s.image.resize(3 * n);
   s.reference_position.resize(3 * n);
+  s.rank.assign(n, comm_.rank());
   s.storage_index.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = by_id[k];
@@ -56,54 +144,115 @@ CheckpointState Simulation::capture_state() const {
   s.chain_velocity = integrator_.chain_velocities();
   s.random_key = deck_.integrator.seed;
   s.random_counter = static_cast<std::uint64_t>(step_);
+  if (!comm_.parallel()) return s;
+
+  const auto packed = comm_.gather_to_root(pack_atoms(s));
+  std::vector<CheckpointState> parts(packed.size());
+  for (std::size_t r = 0; r < packed.size(); ++r) unpack_atoms(packed[r], parts[r]);
+  merge_atoms(parts, s);  // on ranks other than 0: no parts, no atoms
   return s;
 }
 
-void Simulation::restore(const CheckpointState& s, const std::string& source) {
-  auto mismatch = [&](const std::string& what) {
-    throw InputError(fmt::format("{}: does not fit the deck {}: {}", source, deck_.path, what));
-  };
-  AtomStore& a = atoms_;
-  if (s.natoms != natoms_) mismatch(fmt::format("it holds {} atoms, the deck builds {}", s.natoms, natoms_));
-  if (s.ntypes != a.ntypes) mismatch(fmt::format("it has {} atom types, the deck {}", s.ntypes, a.ntypes));
+std::string Simulation::misfit(const CheckpointState& s,
+                               const std::vector<std::pair<std::int64_t, std::int64_t>>& deck_atoms) {
+  const AtomStore& a = atoms_;
+  if (s.natoms != natoms_) return fmt::format("it holds {} atoms, the deck builds {}", s.natoms, natoms_);
+  if (s.ntypes != a.ntypes) return fmt::format("it has {} atom types, the deck {}", s.ntypes, a.ntypes);
   for (int t = 1; t <= a.ntypes; ++t)
     if (s.mass[t - 1] != a.mass_of_type[t])
-      mismatch(fmt::format("type {} has mass {} in it, {} in the deck", t, s.mass[t - 1], a.mass_of_type[t]));
+      return fmt::format("type {} has mass {} in it, {} in the deck", t, s.mass[t - 1], a.mass_of_type[t]);
   for (int d = 0; d < 3; ++d)
     if (s.box.lo[d] != box_.lo[d] || s.box.hi[d] != box_.hi[d])
-      mismatch(fmt::format("its box [{}, {}] along {} differs from the deck's [{}, {}]", s.box.lo[d], s.box.hi[d],
-                           "xyz"[d], box_.lo[d], box_.hi[d]));
+      return fmt::format("its box [{}, {}] along {} differs from the deck's [{}, {}]", s.box.lo[d], s.box.hi[d],
+                         "xyz"[d], box_.lo[d], box_.hi[d]);
   // The deck's system must be the same atoms: same ids with the same types.
-  {
-    const std::vector<std::size_t> by_id = a.local_order_by_id();
-    for (std::size_t k = 0; k < by_id.size(); ++k) {
-      if (a.id[by_id[k]] != s.id[k])
-        mismatch(fmt::format("atom ids differ (the checkpoint's {}th atom has id {}, the deck's {})", k + 1, s.id[k],
-                             a.id[by_id[k]]));
-      if (a.type[by_id[k]] != s.type[k])
-        mismatch(fmt::format("atom {} has type {} in it, {} in the deck", s.id[k], s.type[k], a.type[by_id[k]]));
-    }
+  if (deck_atoms.size() != s.id.size())
+    return fmt::format("it holds {} atoms, the deck builds {}", s.id.size(), deck_atoms.size());
+  for (std::size_t k = 0; k < deck_atoms.size(); ++k) {
+    if (deck_atoms[k].first != s.id[k])
+      return fmt::format("atom ids differ (the checkpoint's {}th atom has id {}, the deck's {})", k + 1, s.id[k],
+                         deck_atoms[k].first);
+    if (deck_atoms[k].second != s.type[k])
+      return fmt::format("atom {} has type {} in it, {} in the deck", s.id[k], s.type[k], deck_atoms[k].second);
   }
-  const bool same_style = s.integrator_style == to_string(deck_.integrator.style);
-  if (same_style && deck_.integrator.style == IntegratorStyle::kNoseHoover) {
+  if (s.integrator_style == to_string(deck_.integrator.style) &&
+      deck_.integrator.style == IntegratorStyle::kNoseHoover) {
     try {
       integrator_.restore_chain(s.chain_position, s.chain_velocity);
     } catch (const InputError& e) {
-      mismatch(e.what());
+      return e.what();
     }
   }
+  return {};
+}
 
-  // Same rank layout: every atom back in its slot. (Several ranks, or a
-  // different count, will place atoms by position and rebuild instead.)
-  const std::size_t n = static_cast<std::size_t>(s.natoms);
+void Simulation::restore(const CheckpointState& given, const std::string& source) {
+  const bool root = comm_.rank() == 0;
+  // Rank 0 holds the checkpoint; it checks it against every rank's atoms and
+  // tells all ranks the verdict, so they fail (or go on) together.
+  std::string problem;
+  {
+    const auto deck_parts = comm_.gather_to_root(pack_ids_and_types(atoms_));
+    if (root) problem = misfit(given, unpack_ids_and_types(deck_parts));
+  }
+  if (!problem.empty()) problem = fmt::format("{}: does not fit the deck {}: {}", source, deck_.path, problem);
+  problem = comm_.broadcast_text(problem);
+  if (!problem.empty()) throw InputError(problem);
+
+  CheckpointState s;
+  std::vector<char> header = root ? pack_header(given) : std::vector<char>();
+  comm_.broadcast(header);
+  unpack_header(header, s);
+  // The same rank grid puts every atom back in its rank and slot, so the run
+  // continues bitwise; another layout places atoms by position and rebuilds.
+  const bool same_layout = s.nranks == comm_.size() && s.rank_grid == grid_.n;
+  if (same_layout && comm_.parallel()) {
+    // The cut planes load balancing had moved to.
+    std::size_t at = 0;
+    for (int d = 0; d < 3; ++d) {
+      grid_.cut[d].clear();
+      bool equal_slabs = true;  // stored as c / n: keep the equal-slab arithmetic, bit for bit
+      for (int c = 0; c <= grid_.n[d] && !s.rank_cuts.empty(); ++c)
+        equal_slabs = equal_slabs && s.rank_cuts[at + c] == static_cast<double>(c) / grid_.n[d];
+      if (!equal_slabs) grid_.cut[d].assign(s.rank_cuts.begin() + at, s.rank_cuts.begin() + at + grid_.n[d] + 1);
+      at += grid_.n[d] + 1;
+    }
+    sub_ = tessera::sub_domain(box_, grid_, cell_);
+  }
+  std::vector<std::vector<char>> parts;
+  if (root) {
+    std::vector<int> owner;
+    if (same_layout) {
+      owner.assign(given.rank.begin(), given.rank.end());
+    } else {
+      CheckpointState wrapped = given;
+      owner = owners_by_position(wrapped, box_, grid_, problem);
+      if (problem.empty())
+        for (const CheckpointState& p : split_atoms(wrapped, owner, comm_.size())) parts.push_back(pack_atoms(p));
+    }
+    if (same_layout)
+      for (const CheckpointState& p : split_atoms(given, owner, comm_.size())) parts.push_back(pack_atoms(p));
+  }
+  if (!problem.empty()) problem = fmt::format("{}: {}", source, problem);
+  problem = comm_.broadcast_text(problem);
+  if (!problem.empty()) throw InputError(problem);
+  unpack_atoms(comm_.scatter_from_root(parts), s);
+  if (!root && s.integrator_style == to_string(deck_.integrator.style) &&
+      deck_.integrator.style == IntegratorStyle::kNoseHoover)
+    integrator_.restore_chain(s.chain_position, s.chain_velocity);
+
+  AtomStore& a = atoms_;
+  const std::size_t n = s.id.size();
   a.resize_local(n);
   for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = s.nranks == 1 ? static_cast<std::size_t>(s.storage_index[k]) : k;
+    const std::size_t i = same_layout ? static_cast<std::size_t>(s.storage_index[k]) : k;
+    if (i >= n) throw std::logic_error("checkpoint slot outside this rank's atoms");
+    const std::vector<double>& at = same_layout ? s.reference_position : s.position;
     a.id[i] = s.id[k];
     a.type[i] = s.type[k];
-    a.x[i] = s.reference_position[3 * k];
-    a.y[i] = s.reference_position[3 * k + 1];
-    a.z[i] = s.reference_position[3 * k + 2];
+    a.x[i] = at[3 * k];
+    a.y[i] = at[3 * k + 1];
+    a.z[i] = at[3 * k + 2];
     a.vx[i] = s.velocity[3 * k];
     a.vy[i] = s.velocity[3 * k + 1];
     a.vz[i] = s.velocity[3 * k + 2];
@@ -112,28 +261,36 @@ void Simulation::restore(const CheckpointState& s, const std::string& source) {
     a.iz[i] = s.image[3 * k + 2];
   }
   step_ = s.step;
-  timers_.start(Phase::kCommunicate);
-  // The list exactly as it was built: ghosts and bins from the positions of
-  // the last build, in the storage order that build left.
-  ghosts_.build(atoms_, sub_, reach_);
-  timers_.next(Phase::kNeighbor);
-  builder_.build(atoms_, sub_, reach_, nlist_);
-  nlist_.builds = s.neighbor_builds;
-  last_build_ = s.last_build_step;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = s.nranks == 1 ? static_cast<std::size_t>(s.storage_index[k]) : k;
-    a.x[i] = s.position[3 * k];
-    a.y[i] = s.position[3 * k + 1];
-    a.z[i] = s.position[3 * k + 2];
+  if (same_layout) {
+    // The list exactly as it was built: ghosts and bins from the positions
+    // of the last build, in the storage order that build left.
+    timers_.start(Phase::kCommunicate);
+    build_ghosts();
+    timers_.next(Phase::kNeighbor);
+    builder_.build(atoms_, sub_, reach_, nlist_);
+    last_build_ = s.last_build_step;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = static_cast<std::size_t>(s.storage_index[k]);
+      a.x[i] = s.position[3 * k];
+      a.y[i] = s.position[3 * k + 1];
+      a.z[i] = s.position[3 * k + 2];
+    }
+    timers_.next(Phase::kCommunicate);
+    update_ghosts();
+  } else {
+    timers_.start(Phase::kOther);
+    rebuild();
   }
-  timers_.next(Phase::kCommunicate);
-  ghosts_.update_positions(atoms_, box_);
+  nlist_.builds = s.neighbor_builds;
   timers_.next(Phase::kPair);
   compute_forces();  // per-atom energy and virial for thermo
   // The forces the next half kick needs are the stored ones: with Langevin
   // they hold friction from the half-step velocities, which are gone.
+  const std::vector<std::size_t> by_id = a.local_order_by_id();
+  if (by_id.size() != n) throw std::logic_error("atoms moved between ranks while restoring a checkpoint");
   for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = s.nranks == 1 ? static_cast<std::size_t>(s.storage_index[k]) : k;
+    const std::size_t i = by_id[k];
+    if (a.id[i] != s.id[k]) throw std::logic_error("atoms moved between ranks while restoring a checkpoint");
     a.fx[i] = s.force[3 * k];
     a.fy[i] = s.force[3 * k + 1];
     a.fz[i] = s.force[3 * k + 2];

@@ -62,4 +62,29 @@ check "plan suggests the job header" grep -q "^#SBATCH --ntasks-per-node=4" plan
 "$bin" plan "$src/inputs/lj-melt.yaml" --gpus 3 --nodes 2 > /dev/null 2>&1
 check "plan: nodes must divide GPUs (exit 2)" test $? -eq 2
 
+# Backend selection (issue 3, item 1). Without a usable GPU (CI, this
+# machine), `info` says why, `auto` runs on the CPU after a one-line notice
+# (CUDA builds), and `cuda` is a bad-input error; with one, `info` lists it.
+"$bin" info > info.txt 2>&1
+check "info exits 0" test $? -eq 0
+check "info names the build" grep -Eq "^Tessera    .*CUDA (on, architectures|off)" info.txt
+check "info lists the GPUs or says why there is none" grep -Eq "^(GPU [0-9]+ +.*compute capability|GPUs       none usable: .+)" info.txt
+sed -e 's/steps: 100/steps: 10/' -e 's/file: lj-melt.thermo.csv/file: auto.csv/' "$src/inputs/lj-melt.yaml" > auto.yaml
+"$bin" run auto.yaml --backend cuda > cuda.out 2> cuda.err
+check "backend cuda without a usable CUDA backend: exit 2" test $? -eq 2
+check "backend cuda: one line naming --backend and the reason" \
+  grep -Eq "^tessera: error: --backend: backend cuda(, but no usable GPU: .+|: GPU [0-9]+ .* is usable, but the CUDA backend is not in this version yet.*)$" cuda.err
+check "backend cuda: nothing written" test ! -e auto.csv
+printf 'backend: cuda\n' >> auto.yaml
+"$bin" run auto.yaml > cuda2.out 2> cuda2.err
+check "backend: cuda in the deck names the deck" grep -q "^tessera: error: auto.yaml: backend: backend cuda" cuda2.err
+sed -i 's/^backend: cuda$/backend: auto/' auto.yaml
+"$bin" run auto.yaml > auto.out 2>&1
+check "backend auto: runs (exit 0)" test $? -eq 0
+if grep -q "CUDA off" info.txt; then
+  check "backend auto, CPU-only build: no notice" bash -c "! grep -q '^tessera: .*running on the CPU' auto.out"
+else
+  check "backend auto, CUDA build: one notice, then the CPU run" grep -Eq "^tessera: (no usable GPU \(.+\)|GPU [0-9]+ .* found, but .*): running on the CPU$" auto.out
+fi
+
 exit $fail

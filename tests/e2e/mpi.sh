@@ -38,6 +38,10 @@ for np in 2 3 4 8; do
   check "$np ranks: exit 0" test $? -eq 0
   check "$np ranks: banner shows the rank grid and host map" grep -q "^Ranks      $np MPI ranks on a" "np$np.out"
   check "$np ranks: thermo equals one rank's to 1e-10" same_thermo serial.csv melt.csv
+  check "$np ranks: per-rank table of $np ranks" grep -q "^Per rank .*($np ranks)" "np$np.out"
+  check "$np ranks: per-rank atoms average 32000/$np" \
+    awk -v np="$np" '/^Per rank/ { t = 1 } t && $1 == "Atoms" { found = 1; ok = ($3 == sprintf("%.0f", 32000 / np)) }
+      END { exit !(found && ok) }' "np$np.out"
 done
 
 # An uneven grid given in the deck.

@@ -1,6 +1,8 @@
 #include <sys/resource.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +12,7 @@
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
 #include "io/checkpoint_folder.hpp"
+#include "io/checkpoint_parts.hpp"
 #include "io/h5.hpp"
 #include "run/simulation.hpp"
 #include "test_support.hpp"
@@ -188,7 +191,7 @@ TEST_CASE("damaged or foreign checkpoints are refused with the file and the reas
 
   CHECK_THAT(refusal(
                  "version", [](const std::string&) {}, 99),
-             Catch::Contains("format version 99, but this build reads version 1"));
+             Catch::Contains("format version 99, but this build reads version 2"));
 
   CHECK_THAT(refusal("missing",
                      [](const std::string& p) {
@@ -300,5 +303,91 @@ TEST_CASE("a state with a NaN is recognised and a checkpoint holding one is refu
   const std::string path = checkpoint_path(dir.string(), 0);
   write_checkpoint(path, s);
   CHECK_THROWS_WITH(read_checkpoint(path), Catch::Contains(fmt::format("atom {} has a non-finite", s.id[17])));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a state split among ranks and merged again is the same state", "[checkpoint][ranks]") {
+  Simulation sim(small_deck(kIntegrators[1], 20));
+  sim.setup();
+  sim.run(20, nullptr);
+  const CheckpointState s = sim.capture_state();
+
+  // Rows dealt to 3 parts in a scrambled pattern, each part through bytes.
+  std::vector<int> owner(s.id.size());
+  for (std::size_t k = 0; k < owner.size(); ++k) owner[k] = static_cast<int>((k * 7 + k / 5) % 3);
+  const std::vector<CheckpointState> parts = split_atoms(s, owner, 3);
+  REQUIRE(parts.size() == 3);
+  std::vector<CheckpointState> moved(3);
+  std::size_t total = 0;
+  for (int r = 0; r < 3; ++r) {
+    CHECK(std::is_sorted(parts[r].id.begin(), parts[r].id.end()));
+    unpack_atoms(pack_atoms(parts[r]), moved[r]);
+    total += moved[r].id.size();
+  }
+  CHECK(total == s.id.size());
+  CheckpointState merged;
+  unpack_header(pack_header(s), merged);
+  merge_atoms(moved, merged);
+  CHECK(merged.step == s.step);
+  CHECK(merged.chain_velocity == s.chain_velocity);
+  CHECK(merged.box.hi[2] == s.box.hi[2]);
+  CHECK(merged.id == s.id);
+  CHECK(merged.position == s.position);
+  CHECK(merged.velocity == s.velocity);
+  CHECK(merged.force == s.force);
+  CHECK(merged.image == s.image);
+  CHECK(merged.reference_position == s.reference_position);
+  CHECK(merged.storage_index == s.storage_index);
+
+  std::vector<char> bytes = pack_atoms(s);
+  bytes.resize(bytes.size() - 1);
+  CHECK_THROWS_WITH(unpack_atoms(bytes, merged), Catch::Contains("truncated"));
+  bytes = pack_atoms(s);
+  bytes.push_back(0);
+  CHECK_THROWS_WITH(unpack_atoms(bytes, merged), Catch::Contains("trailing bytes"));
+}
+
+TEST_CASE("a checkpoint whose rank layout is inconsistent is refused", "[checkpoint][ranks][errors]") {
+  const fs::path dir = scratch("layout");
+  Simulation sim(small_deck(kIntegrators[0], 10));
+  sim.setup();
+  const CheckpointState good = sim.capture_state();
+  CHECK(good.nranks == 1);
+  CHECK(good.rank_grid == std::array<int, 3>{1, 1, 1});
+  const std::string path = checkpoint_path(dir.string(), 0);
+  auto refused = [&](const CheckpointState& s) {
+    write_checkpoint(path, s);
+    try {
+      read_checkpoint(path);
+    } catch (const CheckpointError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(refused(good).empty());
+
+  CheckpointState two = good;  // two ranks, atoms dealt alternately, slots per rank
+  two.nranks = 2;
+  two.rank_grid = {2, 1, 1};
+  std::int64_t next[2] = {0, 0};
+  for (std::size_t k = 0; k < two.id.size(); ++k) {
+    two.rank[k] = static_cast<int>(k % 2);
+    two.storage_index[k] = next[k % 2]++;
+  }
+  CHECK(refused(two).empty());
+  CHECK(read_checkpoint(path).rank == two.rank);
+
+  CheckpointState s = two;
+  s.rank[5] = 2;
+  CHECK_THAT(refused(s), Catch::Contains(fmt::format("atom {} belongs to rank 2, outside 0..1", s.id[5])));
+  s = two;
+  s.storage_index[4] = s.storage_index[6];  // two atoms of rank 0 in one slot
+  CHECK_THAT(refused(s), Catch::Contains("not a permutation of rank 0's slots"));
+  s = two;
+  s.rank_grid = {1, 1, 3};
+  CHECK_THAT(refused(s), Catch::Contains("rank_grid 1x1x3 does not hold nranks = 2"));
+  s = two;
+  s.rank_grid = {-1, -2, 1};
+  CHECK_THAT(refused(s), Catch::Contains("does not hold nranks"));
   fs::remove_all(dir);
 }

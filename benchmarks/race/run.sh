@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Speed race (issue 7): times Tessera and LAMMPS on the same systems in the same
+# run: the LJ benchmark of LAMMPS's bench/in.lj at four sizes and a Morse solid.
+# See README.md beside this file.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+invocation="benchmarks/race/run.sh${*:+ $*}"
+
+usage() {
+  cat <<EOF
+Usage: benchmarks/race/run.sh [options]
+  --sizes LIST    cases to run, comma-separated from: 32k,256k,2M,16M,morse (default: all)
+  --reps N        timed repetitions per engine and case (default: 3)
+  --cores N       Tessera threads (1 process) = LAMMPS MPI ranks (default: $(nproc))
+  --tessera BIN   Tessera binary (default: <repo>/build/src/app/tessera)
+  --out FILE      results file, .md; the plot goes beside it as .png
+                  (default: benchmarks/results/race-<date>-<cores>core.md)
+  --steps N       override every case's step count (quick checks; a multiple of 20
+                  keeps the rebuild pattern; without --out the results stay in /tmp)
+  --dry-run       print the plan and the time estimate, run nothing
+Environment: LMP (default /usr/bin/lmp), PYTHON (default /usr/bin/python3).
+EOF
+}
+
+# case name -> fcc cells per side and default steps. Steps are chosen so that
+# one timed loop is ~3e7 atom-steps or more (seconds, at the ~6e6/s LAMMPS does
+# on 2 cores), long enough that timer and thermo noise do not matter, and a
+# multiple of 20 so both engines do the same number of neighbour-list builds.
+declare -A cells=([32k]=20 [256k]=40 [2M]=80 [16M]=160 [morse]=40)
+declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200)
+all_cases="32k 256k 2M 16M morse"
+
+sizes="32k,256k,2M,16M,morse"; reps=3; cores=$(nproc); out=""; steps=""; dry=0
+tessera="$repo/build/src/app/tessera"
+while [ $# -gt 0 ]; do
+  case "$1" in --dry-run|-h|--help) ;; *) [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; exit 2; } ;; esac
+  case "$1" in
+    --sizes) sizes="$2"; shift 2 ;;
+    --reps) reps="$2"; shift 2 ;;
+    --cores) cores="$2"; shift 2 ;;
+    --tessera) tessera="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --steps) steps="$2"; shift 2 ;;
+    --dry-run) dry=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+posint() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1 must be a positive integer, got '$2'"; }
+posint --reps "$reps"; posint --cores "$cores"
+[ -z "$steps" ] || posint --steps "$steps"
+cases=()
+for c in ${sizes//,/ }; do
+  [ -n "${cells[$c]:-}" ] || die "unknown size '$c' (choose from: $all_cases)"
+  cases+=("$c")
+done
+[ ${#cases[@]} -gt 0 ] || die "--sizes is empty"
+
+case "$tessera" in /*) ;; *) tessera="$(pwd)/$tessera" ;; esac
+[ -x "$tessera" ] || die "Tessera binary not found: $tessera (build it, or pass --tessera BIN)"
+lmp="${LMP:-/usr/bin/lmp}"; python="${PYTHON:-/usr/bin/python3}"
+command -v "$lmp" >/dev/null || die "LAMMPS not found: $lmp"
+command -v mpirun >/dev/null || die "mpirun not found (Debian: openmpi-bin)"
+"$python" -c "import matplotlib" 2>/dev/null || die "$python lacks matplotlib (Debian: python3-matplotlib)"
+
+# Quick checks must never land among the real results.
+if [ -z "$out" ]; then
+  if [ -n "$steps" ]; then out="/tmp/race-$(date +%F)-${cores}core.md"
+  else out="$repo/benchmarks/results/race-$(date +%F)-${cores}core.md"; fi
+fi
+case "$out" in /*) ;; *) out="$(pwd)/$out" ;; esac
+
+# Rough cost for an idle 2-core development machine: both engines ~3e6
+# atom-steps/s per core, ~6 us per atom of setup per process (lattice,
+# velocities, first list; measured ~13 us under load), and Tessera's peak
+# memory of ~0.8 KB per atom (LAMMPS needs about half).
+# Per case: a 20-step check of each engine, then reps x 3 timed runs.
+est_total=0
+mem_kb=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
+printf "%-6s %10s %6s %12s %8s\n" case atoms steps est.minutes est.GB
+for c in "${cases[@]}"; do
+  n=${cells[$c]}; atoms=$((4 * n * n * n)); s=${steps:-${nsteps[$c]}}
+  secs=$(( (reps * 3 * s + 40) * atoms / (3000000 * cores) + (reps * 3 + 2) * atoms * 6 / 1000000 ))
+  est_total=$(( est_total + secs ))
+  awk -v c="$c" -v a="$atoms" -v s="$s" -v t="$secs" -v m="$mem_kb" 'BEGIN {
+    printf "%-6s %10d %6d %12.1f %8.1f%s\n", c, a, s, t / 60, a * 0.8e-6, (a * 0.8 > m ? "  (more than is free now)" : "") }'
+done
+awk -v t="$est_total" -v c="$cores" -v m="$mem_kb" \
+  'BEGIN {printf "run.sh: estimated total %.1f min on %d cores if the machine is idle; %.1f GB free now\n", t / 60, c, m / 1048576}'
+[ "$dry" = 0 ] || exit 0
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi=(mpirun -np "$cores")
+[ "$cores" -le "$(nproc)" ] || mpi+=(--oversubscribe)
+
+# Record the commit now: other work may commit while the race runs.
+commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
+dirty=clean
+[ -z "$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=dirty
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/race.XXXXXX")"
+echo "run.sh: logs and inputs in $scratch"
+
+# One template per case writes both inputs, so the two cannot drift apart.
+# Physics of bench/in.lj; the Morse case is an fcc solid whose nearest-neighbour
+# distance (density 1.0: 2^(1/6)) sits at the Morse minimum r0.
+write_inputs() {  # case dir steps
+  local c=$1 dir=$2 s=$3 n=${cells[$1]}
+  local density=0.8442 temp=1.44 seed=87287 cut=2.5 skin=0.3 dt=0.005
+  local style=lj/cut tcoeff="epsilon: 1.0, sigma: 1.0" lcoeff="1.0 1.0"
+  if [ "$c" = morse ]; then
+    density=1.0 temp=1.0 style=morse
+    local d0=1.0 alpha=5.0 r0=1.122462048309373
+    tcoeff="d0: $d0, alpha: $alpha, r0: $r0"; lcoeff="$d0 $alpha $r0"
+  fi
+  mkdir -p "$dir"
+  cat > "$dir/tessera.yaml" <<EOF
+units: lj
+system:
+  lattice: {style: fcc, density: $density, cells: [$n, $n, $n]}
+  masses: [1.0]
+velocity: {temperature: $temp, seed: $seed}
+potential:
+  style: $style
+  cutoff: $cut
+  coeffs:
+    - {types: [1, 1], $tcoeff}
+neighbor: {skin: $skin, every: 20, delay: 0, check: false}
+integrator: {style: nve, dt: $dt}
+run: {steps: $s}
+output:
+  thermo: {every: 0, file: tessera.thermo.csv}
+EOF
+  cat > "$dir/lammps.in" <<EOF
+units           lj
+atom_style      atomic
+lattice         fcc $density
+region          box block 0 $n 0 $n 0 $n
+create_box      1 box
+create_atoms    1 box
+mass            1 1.0
+velocity        all create $temp $seed loop geom
+pair_style      $style $cut
+pair_coeff      1 1 $lcoeff $cut
+neighbor        $skin bin
+neigh_modify    delay 0 every 20 check no
+fix             1 all nve
+timestep        $dt
+thermo_style    custom step temp pe ke etotal press
+thermo_modify   norm yes format float %.17g
+thermo          $s
+run             $s
+EOF
+  # what race.py needs for the exact step-0 lattice sums
+  # (and the report's description of each case)
+  echo "style=$style density=$density temp=$temp cutoff=$cut coeffs=${lcoeff// /,} skin=$skin dt=$dt" > "$dir/physics"
+}
+
+# Each run leaves its stdout/log in $dir/<tag>.log; Tessera's CSV is renamed to match.
+run_tessera() {  # dir tag
+  (cd "$1" && OMP_NUM_THREADS=$cores "$tessera" run tessera.yaml --threads "$cores" > "$2.log" 2>&1 \
+     && mv tessera.thermo.csv "$2.csv") || { tail -5 "$1/$2.log" >&2; die "Tessera failed in $1"; }
+}
+run_lammps() {  # dir tag [suffix]
+  local sf=(); [ -z "${3:-}" ] || sf=(-sf "$3")
+  (cd "$1" && OMP_NUM_THREADS=1 "${mpi[@]}" "$lmp" "${sf[@]}" -in lammps.in -log "$2.log" -screen none \
+     > "$2.out" 2>&1) || { tail -5 "$1/$2.out" "$1/$2.log" >&2; die "LAMMPS failed in $1"; }
+}
+check() {  # dir tessera-tag lammps-tag; prints race.py's table, or dies showing it
+  local report
+  report="$("$python" "$here/race.py" check --tessera "$1/$2" --lammps "$1/$3.log" --physics "$1/physics")" \
+    || { echo "$report" >&2; die "$1: $2 vs $3: not the same physics (see above)"; }
+  echo "$report"
+}
+
+# Same physics first, before any timing: a short run of each engine per case;
+# 20 steps so that the rebuild schedule is checked too, not only step 0.
+for c in "${cases[@]}"; do
+  write_inputs "$c" "$scratch/$c/check" 20
+  run_tessera "$scratch/$c/check" tessera
+  run_lammps "$scratch/$c/check" lammps
+  echo -n "run.sh: $c same physics: "; check "$scratch/$c/check" tessera lammps
+done
+
+# Reps outer, engines inner: a change in machine load then hits all engines alike.
+timings="$scratch/timings.tsv"
+echo -e "case\tengine\trep\tloop_s\tsteps\tatoms" > "$timings"
+# "Loop time of X [s|on N procs] for S steps with A atoms", from either engine
+loop_of() { awk '/^Loop time of/ {print $4, $(NF-4), $(NF-1)}' "$1"; }
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for c in "${cases[@]}"; do
+  dir="$scratch/$c"; s=${steps:-${nsteps[$c]}}
+  write_inputs "$c" "$dir" "$s"
+  for r in $(seq "$reps"); do
+    run_tessera "$dir" "tessera-$r"
+    run_lammps "$dir" "lj_cut-$r"
+    run_lammps "$dir" "opt-$r" opt
+    for e in lj_cut opt; do check "$dir" "tessera-$r" "$e-$r" > /dev/null; done  # same physics each run
+    for e in tessera lj_cut opt; do
+      read -r t st at < <(loop_of "$dir/$e-$r.log") || die "no loop time in $dir/$e-$r.log"
+      echo -e "$c\t$e\t$r\t$t\t$st\t$at" >> "$timings"
+      awk -v c="$c" -v r="$r" -v e="$e" -v t="$t" -v n="$((at * st))" \
+        'BEGIN {printf "run.sh: %-6s rep %d %-7s loop %9.3f s  %.3e atom-steps/s\n", c, r, e, t, n/t}'
+    done
+  done
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# tessera --version names the commit but not the compiler flags: take those of
+# the core library from the build the binary came from, when it is there.
+bdir="$(cd "$(dirname "$tessera")/../.." && pwd)"
+flags="(not found: no build.ninja beside the binary)"
+if [ -f "$bdir/build.ninja" ]; then
+  # every distinct flag set, most used first (SIMD kernels may add their own)
+  flags="$(grep -A8 '^build src/CMakeFiles/tessera_core.dir/.*\.o:' "$bdir/build.ninja" \
+    | sed -n 's/^ *FLAGS = //p' | sort | uniq -c | sort -rn | sed 's/^ *[0-9]* //' | paste -sd'|' | sed 's/|/ | /g')"
+  flags="$(grep -m1 '^CMAKE_CXX_COMPILER:' "$bdir/CMakeCache.txt" | cut -d= -f2) $flags"
+fi
+
+mkdir -p "$(dirname "$out")"
+"$python" "$here/race.py" report --timings "$timings" --out "$out" \
+  --command "$invocation" --commit "$commit ($dirty)" --cores "$cores" \
+  --tessera-version "$("$tessera" --version 2>&1 | head -1)" \
+  --lammps-version "$(head -1 "$scratch/${cases[0]}/lj_cut-1.log")" \
+  --tessera-cmd "OMP_NUM_THREADS=$cores $tessera run tessera.yaml --threads $cores" \
+  --lammps-cmd "OMP_NUM_THREADS=1 ${mpi[*]} $lmp [-sf opt] -in lammps.in -log L -screen none" \
+  --build-flags "$flags" --load "$load_before -> $load_after" --scratch "$scratch"

@@ -1,0 +1,81 @@
+// The CUDA runtime's view of the GPUs. Linked statically, so a machine with
+// no driver gets an error code here, not a loader failure at start-up.
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "devices.hpp"
+
+#ifndef TESSERA_CUDA_ARCHITECTURES
+#define TESSERA_CUDA_ARCHITECTURES ""
+#endif
+
+namespace tessera {
+
+namespace {
+
+std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
+// The lowest compute capability (as 10 * major + minor) the kernels were
+// built for: a GPU below it cannot run them (PTX only compiles forward).
+int lowest_built_arch() {
+  std::istringstream in(TESSERA_CUDA_ARCHITECTURES);
+  std::string item;
+  int lowest = 0;
+  while (std::getline(in, item, ';')) {
+    const int v = std::atoi(item.c_str());  // "90", "90-real", "90a" all read as 90
+    if (v > 0) lowest = lowest == 0 ? v : std::min(lowest, v);
+  }
+  return lowest;
+}
+
+}  // namespace
+
+DeviceReport probe_devices() {
+  DeviceReport r;
+  r.cuda_built = true;
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  const cudaError_t driver_rc = cudaDriverGetVersion(&driver);
+  r.runtime = fmt::format("CUDA runtime {}, driver {}", version_text(runtime),
+                          driver_rc == cudaSuccess && driver > 0 ? version_text(driver) : std::string("none"));
+  int count = 0;
+  const cudaError_t rc = cudaGetDeviceCount(&count);
+  if (rc != cudaSuccess) {
+    r.none_because = driver_rc == cudaSuccess && driver == 0
+                         ? std::string("no CUDA driver on this machine (libcuda.so.1 not found)")
+                         : fmt::format("{} ({})", cudaGetErrorString(rc), cudaGetErrorName(rc));
+    cudaGetLastError();  // clear the sticky error
+    return r;
+  }
+  if (count == 0) r.none_because = "the CUDA runtime sees no device (CUDA_VISIBLE_DEVICES?)";
+  const int lowest = lowest_built_arch();
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp p{};
+    DeviceInfo d;
+    d.index = i;
+    if (const cudaError_t e = cudaGetDeviceProperties(&p, i); e != cudaSuccess) {
+      d.why_not = fmt::format("cannot query it: {}", cudaGetErrorString(e));
+      r.devices.push_back(d);
+      continue;
+    }
+    d.name = p.name;
+    d.memory_bytes = p.totalGlobalMem;
+    d.major = p.major;
+    d.minor = p.minor;
+    if (10 * p.major + p.minor < lowest)
+      d.why_not = fmt::format(
+          "compute capability {}.{} is below the {}.{} this build targets (rebuild with "
+          "-DCMAKE_CUDA_ARCHITECTURES={}{})",
+          p.major, p.minor, lowest / 10, lowest % 10, p.major, p.minor);
+    int mode = cudaComputeModeDefault;
+    cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, i);
+    if (d.why_not.empty() && mode == cudaComputeModeProhibited) d.why_not = "its compute mode is 'prohibited'";
+    r.devices.push_back(d);
+  }
+  return r;
+}
+
+}  // namespace tessera

@@ -1,0 +1,109 @@
+#pragma once
+// The CPU pair kernel: the loop of PairForce<Pot> in a form that compilers
+// vectorise, with the same result on every instruction set.
+//
+// Summation order (the contract every variant keeps): an atom's neighbours
+// are dealt to kPairLanes partial sums, lane l taking neighbours l,
+// l + kPairLanes, ...; a neighbour beyond the cutoff adds nothing. The lanes
+// are then reduced in a fixed tree, ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)).
+// Each variant is the same source (cpu_pair_kernel_impl.hpp) compiled with
+// -ffp-contract=off for baseline x86-64, x86-64-v3 and x86-64-v4, so no
+// variant fuses a multiply-add that another rounds twice: forces, energies
+// and virials are bitwise identical whichever runs. The order differs from
+// PairForce<Pot>, so the two agree to rounding only.
+#include "backend/cpu_simd.hpp"
+#include "potentials/lj_cut.hpp"
+#include "potentials/morse.hpp"
+
+namespace tessera {
+
+constexpr int kPairLanes = 8;
+
+// Raw pointers only: the kernels live in translation units compiled for
+// different CPUs and share nothing with the rest of the program but this.
+template <class Params>
+struct PairKernelArgs {
+  const double* pos;  // x, y, z, type (as a double) per atom, local and ghost
+  const int* nbr;
+  const int* nbr_count;
+  long stride;
+  bool padded;           // each row holds valid atom indices up to a multiple of kPairLanes
+  const Params* params;  // (ntypes+1)^2 table, row-major by type
+  int type_stride;
+  bool one_type;  // every atom has type 1: the parameters are read once
+  double* fx;
+  double* fy;
+  double* fz;
+  double* pe;
+  double* virial;
+};
+
+// The potentials with kernels compiled for every instruction set. A
+// registered potential missing here still runs, with the kernel of
+// pair_style_impl.hpp compiled for baseline x86-64 only (bitwise the same
+// result, slower); adding it here gives it the vector kernels.
+#define TESSERA_SIMD_POTENTIALS(X) \
+  X(LJCut)                         \
+  X(Morse)
+
+template <class Pot>
+constexpr bool kHasSimdKernels = false;
+
+// Local atoms [begin, end) of one variant.
+#define TESSERA_DECLARE_PAIR_KERNELS(Pot)                                     \
+  template <>                                                                 \
+  constexpr bool kHasSimdKernels<Pot> = true;                                 \
+  namespace simd_scalar {                                                     \
+  void pair_kernel(const PairKernelArgs<Pot::Params>& a, int begin, int end); \
+  }                                                                           \
+  namespace simd_avx2 {                                                       \
+  void pair_kernel(const PairKernelArgs<Pot::Params>& a, int begin, int end); \
+  }                                                                           \
+  namespace simd_avx512 {                                                     \
+  void pair_kernel(const PairKernelArgs<Pot::Params>& a, int begin, int end); \
+  }
+TESSERA_SIMD_POTENTIALS(TESSERA_DECLARE_PAIR_KERNELS)
+#undef TESSERA_DECLARE_PAIR_KERNELS
+
+// The neighbour-list distance test, in the same variants: appends to out,
+// in order, every atoms[m] (m < n) other than `self` with
+// (xi - x[m])^2 + (yi - y[m])^2 + (zi - z[m])^2 < reach_sq, and returns how
+// many. The sum is formed in that order without fused multiply-adds in every
+// variant, so all variants list the same atoms. out needs room for n + 16.
+using NeighborScanFn = int (*)(const double* x, const double* y, const double* z, const int* atoms, int n, double xi,
+                               double yi, double zi, double reach_sq, int self, int* out);
+namespace simd_scalar {
+int neighbor_scan(const double*, const double*, const double*, const int*, int, double, double, double, double, int,
+                  int*);
+}
+namespace simd_avx2 {
+int neighbor_scan(const double*, const double*, const double*, const int*, int, double, double, double, double, int,
+                  int*);
+}
+namespace simd_avx512 {
+int neighbor_scan(const double*, const double*, const double*, const int*, int, double, double, double, double, int,
+                  int*);
+}
+
+inline NeighborScanFn neighbor_scan_for(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kAvx512: return &simd_avx512::neighbor_scan;
+    case SimdLevel::kAvx2: return &simd_avx2::neighbor_scan;
+    default: return &simd_scalar::neighbor_scan;
+  }
+}
+
+template <class Pot>
+using PairKernelFn = void (*)(const PairKernelArgs<typename Pot::Params>&, int, int);
+
+// The variant of `level` for Pot (only for potentials in the list above).
+template <class Pot>
+PairKernelFn<Pot> pair_kernel_for(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kAvx512: return &simd_avx512::pair_kernel;
+    case SimdLevel::kAvx2: return &simd_avx2::pair_kernel;
+    default: return &simd_scalar::pair_kernel;
+  }
+}
+
+}  // namespace tessera

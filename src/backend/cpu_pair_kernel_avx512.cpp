@@ -1,0 +1,18 @@
+// The avx512 variant of the CPU pair kernel (flags in src/CMakeLists.txt).
+#define TESSERA_SIMD_NS simd_avx512
+#include "backend/cpu_pair_kernel_impl.hpp"
+
+namespace tessera {
+namespace simd_avx512 {
+
+#define TESSERA_DEFINE_PAIR_KERNEL(Pot) \
+  void pair_kernel(const PairKernelArgs<Pot::Params>& a, int begin, int end) { pair_kernel_of<Pot>(a, begin, end); }
+TESSERA_SIMD_POTENTIALS(TESSERA_DEFINE_PAIR_KERNEL)
+
+int neighbor_scan(const double* x, const double* y, const double* z, const int* atoms, int n, double xi, double yi,
+                  double zi, double reach_sq, int self, int* out) {
+  return neighbor_scan_impl(x, y, z, atoms, n, xi, yi, zi, reach_sq, self, out);
+}
+
+}  // namespace simd_avx512
+}  // namespace tessera

@@ -1,0 +1,215 @@
+// The body of every CPU pair-kernel variant (see cpu_pair_kernel.hpp for the
+// summation contract). Included once per translation unit, inside a
+// namespace named by TESSERA_SIMD_NS, so that each variant's code has its own
+// symbols: an inline function shared between units compiled for different
+// CPUs could otherwise be merged by the linker into the AVX-512 copy and run
+// on a CPU without AVX-512. `flatten` inlines Pot::eval into the kernel for
+// the same reason, and because the lane loops only vectorise once it is.
+//
+// The lane loops are plain loops over kPairLanes doubles, written so that
+// each lane does exactly what the scalar code does; the compiler turns them
+// into vector instructions of the unit's width (or leaves them scalar), which
+// changes nothing in the arithmetic.
+#ifndef TESSERA_SIMD_NS
+#error "define TESSERA_SIMD_NS before including cpu_pair_kernel_impl.hpp"
+#endif
+#include "backend/cpu_pair_kernel.hpp"
+
+#if defined(__AVX2__)
+// GCC 12 warns about the deliberately undefined pass-through operand inside
+// its own AVX-512 intrinsics (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
+
+namespace tessera {
+namespace TESSERA_SIMD_NS {
+
+constexpr int W = kPairLanes;
+
+struct LaneSums {
+  alignas(64) double fx[W], fy[W], fz[W], e[W], w[W];
+};
+
+// The fixed reduction tree of the contract.
+inline double reduce_lanes(const double* s) {
+  static_assert(W == 8, "the reduction tree is written for 8 lanes");
+#if defined(__AVX2__)
+  // The same additions, three vector steps: halves, quarters, the last pair.
+  const __m256d h = _mm256_add_pd(_mm256_load_pd(s), _mm256_load_pd(s + 4));
+  const __m128d q = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(q, _mm_unpackhi_pd(q, q)));
+#else
+  return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+#endif
+}
+
+// Packed coordinates and type of atoms idx[0, W) into lane arrays. This is
+// data movement only, so the variants may differ here: a 4x4 (AVX2) or 8x4
+// (AVX-512) transpose of 32-byte rows instead of one load per value.
+inline void load_lanes(const double* pos, const int* idx, double* xj, double* yj, double* zj, double* tj) {
+#if defined(__AVX512F__)
+  auto pair = [&](int l) {  // rows idx[l] and idx[l + 1]: x y z t x' y' z' t'
+    return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(pos + 4L * idx[l])),
+                              _mm256_loadu_pd(pos + 4L * idx[l + 1]), 1);
+  };
+  const __m512d r01 = pair(0), r23 = pair(2), r45 = pair(4), r67 = pair(6);
+  // x0 x2 z0 z2 x1 x3 z1 z3 and y0 y2 t0 t2 y1 y3 t1 t3, and the same for 4-7.
+  const __m512d xz03 = _mm512_unpacklo_pd(r01, r23), yt03 = _mm512_unpackhi_pd(r01, r23);
+  const __m512d xz47 = _mm512_unpacklo_pd(r45, r67), yt47 = _mm512_unpackhi_pd(r45, r67);
+  const __m512i lo = _mm512_setr_epi64(0, 4, 1, 5, 8, 12, 9, 13), hi = _mm512_setr_epi64(2, 6, 3, 7, 10, 14, 11, 15);
+  _mm512_store_pd(xj, _mm512_permutex2var_pd(xz03, lo, xz47));
+  _mm512_store_pd(zj, _mm512_permutex2var_pd(xz03, hi, xz47));
+  _mm512_store_pd(yj, _mm512_permutex2var_pd(yt03, lo, yt47));
+  _mm512_store_pd(tj, _mm512_permutex2var_pd(yt03, hi, yt47));
+#elif defined(__AVX2__)
+  for (int h = 0; h < W; h += 4) {
+    const __m256d r0 = _mm256_loadu_pd(pos + 4L * idx[h]), r1 = _mm256_loadu_pd(pos + 4L * idx[h + 1]);
+    const __m256d r2 = _mm256_loadu_pd(pos + 4L * idx[h + 2]), r3 = _mm256_loadu_pd(pos + 4L * idx[h + 3]);
+    // x0 x1 z0 z1, y0 y1 t0 t1, x2 x3 z2 z3, y2 y3 t2 t3
+    const __m256d xz01 = _mm256_unpacklo_pd(r0, r1), yt01 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d xz23 = _mm256_unpacklo_pd(r2, r3), yt23 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_store_pd(xj + h, _mm256_permute2f128_pd(xz01, xz23, 0x20));
+    _mm256_store_pd(zj + h, _mm256_permute2f128_pd(xz01, xz23, 0x31));
+    _mm256_store_pd(yj + h, _mm256_permute2f128_pd(yt01, yt23, 0x20));
+    _mm256_store_pd(tj + h, _mm256_permute2f128_pd(yt01, yt23, 0x31));
+  }
+#else
+  for (int l = 0; l < W; ++l) {
+    const double* pj = pos + 4L * idx[l];
+    xj[l] = pj[0];
+    yj[l] = pj[1];
+    zj[l] = pj[2];
+    tj[l] = pj[3];
+  }
+#endif
+}
+
+// Neighbours idx[0, nvalid) of atom i, lane l taking idx[l].
+template <class Pot, bool kOneType>
+inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
+                       int nvalid, double xi, double yi, double zi, LaneSums& s) {
+  using P = typename Pot::Params;
+  alignas(64) double xj[W], yj[W], zj[W], tj[W];
+  alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
+  load_lanes(a.pos, idx, xj, yj, zj, tj);
+#pragma omp simd
+  for (int l = 0; l < W; ++l) {
+    dx[l] = xi - xj[l];
+    dy[l] = yi - yj[l];
+    dz[l] = zi - zj[l];
+    r2[l] = dx[l] * dx[l] + dy[l] * dy[l] + dz[l] * dz[l];
+  }
+  if (kOneType) {
+    const P& p = row[1];
+#pragma omp simd
+    for (int l = 0; l < W; ++l) {
+      Pot::eval(r2[l], p, f[l], e[l]);
+      cut[l] = p.cutsq;
+    }
+  } else {
+    for (int l = 0; l < W; ++l) {
+      const P& p = row[static_cast<int>(tj[l])];
+      Pot::eval(r2[l], p, f[l], e[l]);
+      cut[l] = p.cutsq;
+    }
+  }
+  // Lanes past the cutoff or the list end add zero (r2 may be 0 there: the
+  // inf or NaN of eval is dropped here, never added).
+#pragma omp simd
+  for (int l = 0; l < W; ++l) {
+    const bool in = l < nvalid && r2[l] < cut[l];
+    const double fl = in ? f[l] : 0.0;
+    s.fx[l] += dx[l] * fl;
+    s.fy[l] += dy[l] * fl;
+    s.fz[l] += dz[l] * fl;
+    s.e[l] += in ? e[l] : 0.0;
+    s.w[l] += r2[l] * fl;
+  }
+}
+
+template <class Pot, bool kOneType>
+__attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
+  for (int i = begin; i < end; ++i) {
+    const double* pi = a.pos + 4L * i;
+    const typename Pot::Params* row = a.params + static_cast<long>(static_cast<int>(pi[3])) * a.type_stride;
+    LaneSums s = {};
+    const int* list = a.nbr + i * a.stride;
+    const int n = a.nbr_count[i];
+    int k = 0;
+    for (; k + W <= n; k += W) pair_block<Pot, kOneType>(a, row, list + k, W, pi[0], pi[1], pi[2], s);
+    if (k < n && a.padded) {
+      pair_block<Pot, kOneType>(a, row, list + k, n - k, pi[0], pi[1], pi[2], s);
+    } else if (k < n) {
+      alignas(32) int idx[W];
+      for (int l = 0; l < W; ++l) idx[l] = k + l < n ? list[k + l] : i;
+      pair_block<Pot, kOneType>(a, row, idx, n - k, pi[0], pi[1], pi[2], s);
+    }
+    a.fx[i] = reduce_lanes(s.fx);
+    a.fy[i] = reduce_lanes(s.fy);
+    a.fz[i] = reduce_lanes(s.fz);
+    // Each pair is visited from both ends: half the energy and virial here.
+    a.pe[i] = 0.5 * reduce_lanes(s.e);
+    a.virial[i] = 0.5 * reduce_lanes(s.w);
+  }
+}
+
+template <class Pot>
+void pair_kernel_of(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
+  if (a.one_type)
+    pair_rows<Pot, true>(a, begin, end);
+  else
+    pair_rows<Pot, false>(a, begin, end);
+}
+
+inline int neighbor_scan_impl(const double* x, const double* y, const double* z, const int* atoms, int n, double xi,
+                              double yi, double zi, double reach_sq, int self, int* out) {
+  int k = 0, m = 0;
+#if defined(__AVX512F__)
+  const __m512d vx = _mm512_set1_pd(xi), vy = _mm512_set1_pd(yi), vz = _mm512_set1_pd(zi);
+  const __m512d vr = _mm512_set1_pd(reach_sq);
+  const __m256i vself = _mm256_set1_epi32(self);
+  for (; m < n; m += 8) {
+    const __mmask8 valid = n - m >= 8 ? 0xff : static_cast<__mmask8>((1u << (n - m)) - 1);
+    const __m512d dx = _mm512_sub_pd(vx, _mm512_maskz_loadu_pd(valid, x + m));
+    const __m512d dy = _mm512_sub_pd(vy, _mm512_maskz_loadu_pd(valid, y + m));
+    const __m512d dz = _mm512_sub_pd(vz, _mm512_maskz_loadu_pd(valid, z + m));
+    const __m512d r2 =
+        _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
+    const __m256i j = _mm256_maskz_loadu_epi32(valid, atoms + m);
+    const __mmask8 hit = _mm512_mask_cmp_pd_mask(valid, r2, vr, _CMP_LT_OQ) & _mm256_cmpneq_epi32_mask(j, vself);
+    // Compress in a register and store all 8: the memory form of vpcompressd
+    // is slow on some CPUs. out has room for the spill.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_maskz_compress_epi32(hit, j));
+    k += __builtin_popcount(hit);
+  }
+#elif defined(__AVX2__)
+  const __m256d vx = _mm256_set1_pd(xi), vy = _mm256_set1_pd(yi), vz = _mm256_set1_pd(zi);
+  const __m256d vr = _mm256_set1_pd(reach_sq);
+  for (; m + 4 <= n; m += 4) {
+    const __m256d dx = _mm256_sub_pd(vx, _mm256_loadu_pd(x + m));
+    const __m256d dy = _mm256_sub_pd(vy, _mm256_loadu_pd(y + m));
+    const __m256d dz = _mm256_sub_pd(vz, _mm256_loadu_pd(z + m));
+    const __m256d r2 =
+        _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+    const int hit = _mm256_movemask_pd(_mm256_cmp_pd(r2, vr, _CMP_LT_OQ));
+    for (int l = 0; l < 4; ++l) {
+      const int j = atoms[m + l];
+      out[k] = j;
+      k += ((hit >> l) & 1) & (j != self);
+    }
+  }
+#endif
+  for (; m < n; ++m) {
+    const double dx = xi - x[m], dy = yi - y[m], dz = zi - z[m];
+    const int j = atoms[m];
+    out[k] = j;
+    k += (dx * dx + dy * dy + dz * dz < reach_sq) & (j != self);
+  }
+  return k;
+}
+
+}  // namespace TESSERA_SIMD_NS
+}  // namespace tessera

@@ -1,0 +1,53 @@
+#include "backend/cpu_simd.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+
+const char* simd_name(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kScalar: return "scalar";
+    case SimdLevel::kAvx2: return "avx2";
+    case SimdLevel::kAvx512: return "avx512";
+  }
+  return "?";
+}
+
+bool simd_supported(SimdLevel level) {
+  if (level == SimdLevel::kScalar) return true;
+#if defined(__x86_64__)
+  // The kernels are compiled for the x86-64 levels v3 and v4, so the CPU
+  // must have every feature of the level, not only the vector width.
+  __builtin_cpu_init();
+  if (level == SimdLevel::kAvx2) return __builtin_cpu_supports("x86-64-v3");
+  if (level == SimdLevel::kAvx512) return __builtin_cpu_supports("x86-64-v4");
+#endif
+  return false;
+}
+
+namespace {
+SimdLevel choose() {
+  const char* env = std::getenv("TESSERA_SIMD");
+  if (env && *env) {
+    for (SimdLevel l : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512})
+      if (std::string(env) == simd_name(l)) {
+        if (!simd_supported(l))
+          throw std::runtime_error(std::string("TESSERA_SIMD=") + env + ": this CPU or build does not support it");
+        return l;
+      }
+    throw std::runtime_error(std::string("TESSERA_SIMD=") + env + ": expected scalar, avx2 or avx512");
+  }
+  for (SimdLevel l : {SimdLevel::kAvx512, SimdLevel::kAvx2})
+    if (simd_supported(l)) return l;
+  return SimdLevel::kScalar;
+}
+}  // namespace
+
+SimdLevel simd_level() {
+  static const SimdLevel level = choose();
+  return level;
+}
+
+}  // namespace tessera

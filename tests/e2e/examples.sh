@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The example decks of inputs/ at CI size: each full-size deck validates, then
+# runs with fewer cells and steps (sed) and must exit 0 and show the physics
+# its header promises:
+#   lj-slab          liquid in the middle of the box, vapour at both ends, and
+#                    the film is a liquid (atoms diffuse), not a crystal
+#   morse-heat       the Langevin target temperature is reached (10%), and the
+#                    crystal melted (atoms diffuse)
+#   morse-heat-ramp  each stage at its own temperature (10%), the potential
+#                    energy rising stage by stage
+#   lj-nvt/nve       the NVE part continues at the NVT step and temperature and
+#                    conserves the total energy (the NVT part does not)
+#   lj-sweep         through slurm/temperature-sweep.sbatch (srun stubbed): the
+#                    final temperatures are ordered like the targets, each
+#                    within 10%
+# Usage: examples.sh TESSERA_BINARY SOURCE_DIR
+set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bin=$(realpath "$1")
+src=$(realpath "$2")
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export OMP_NUM_THREADS=1
+
+for deck in lj-slab morse-heat lj-nvt-equilibrate lj-nve-production lj-sweep; do
+  "$bin" validate "$src/inputs/$deck.yaml" > "validate-$deck.txt" 2>&1
+  check "inputs/$deck.yaml validates at full size" test $? -eq 0
+done
+check "inputs/lj-slab.data is what inputs/make-slab.py writes" \
+  bash -c "$py '$src/inputs/make-slab.py' | cmp -s - '$src/inputs/lj-slab.data'"
+
+# Mean of a thermo CSV column over the lines with lo < step <= hi.
+mean_column() {  # mean_column FILE COLUMN LO HI
+  awk -F, -v c="$2" -v lo="$3" -v hi="$4" 'NR > 1 && $1 > lo && $1 <= hi { s += $c; n++ }
+    END { if (n) printf "%.6f\n", s / n; else print "nan" }' "$1"
+}
+within() {  # within VALUE TARGET RELATIVE
+  awk -v v="$1" -v t="$2" -v r="$3" 'BEGIN { d = (v - t) / t; exit !(d < r && d > -r) }'
+}
+
+# --- slab: 500 atoms, 2,000 steps ----------------------------------------
+mkdir slab && cd slab || exit 1
+sed -e 's/steps: 10000/steps: 2000/' -e 's/every: 1000, file: lj-slab.h5md/every: 500, file: lj-slab.h5md/' \
+  "$src/inputs/lj-slab.yaml" > lj-slab.yaml
+$py "$src/inputs/make-slab.py" --cells 5 5 5 > lj-slab.data
+"$bin" run lj-slab.yaml > run.txt 2>&1
+check "slab: run exits 0" test $? -eq 0
+$py - > profile.txt 2>&1 <<'EOF'
+import h5py
+import numpy as np
+with h5py.File("lj-slab.h5md", "r") as f:
+    pos = f["particles/all/position/value"]
+    img = f["particles/all/image/value"]
+    box = np.diag(f["particles/all/box/edges/value"][-1])
+    last, first = pos[-1] + img[-1] * box, pos[0] + img[0] * box
+z = last[:, 2] - box[2] * np.floor(last[:, 2] / box[2])
+area = box[0] * box[1]
+middle = np.abs(z - 0.5 * box[2]) < 0.1 * box[2]
+ends = (z < 3.0) | (z > box[2] - 3.0)
+rho_mid = middle.sum() / (area * 0.2 * box[2])
+rho_end = ends.sum() / (area * 6.0)
+d = last - first
+d -= d.mean(axis=0)
+msd = (d[middle] ** 2).sum(axis=1).mean()
+print(f"density middle {rho_mid:.3f} ends {rho_end:.4f}; msd of the middle atoms {msd:.2f}")
+assert rho_mid > 0.5, "no liquid in the middle"
+assert rho_end < 0.1, "no vapour at the ends"
+assert msd > 0.5, "the film did not melt"
+EOF
+check "slab: liquid (> 0.5) in the middle, vapour (< 0.1) at the ends, film melted" test $? -eq 0
+cat profile.txt
+cd .. || exit 1
+
+# --- Morse heating: 500 atoms, 1,000 steps ---------------------------------
+mkdir morse && cd morse || exit 1
+sed -e 's/cells: \[10, 10, 10\]/cells: [5, 5, 5]/' -e 's/steps: 4000/steps: 1000/' \
+  -e 's/every: 500, file: morse-heat.h5md, fields: \[position\]/every: 500, file: morse-heat.h5md, fields: [position, image]/' \
+  "$src/inputs/morse-heat.yaml" > morse-heat.yaml
+"$bin" run morse-heat.yaml > run.txt 2>&1
+check "morse-heat: run exits 0" test $? -eq 0
+t=$(mean_column morse-heat.thermo.csv 2 500 1000)
+echo "  morse-heat: mean T over steps 500-1000: $t (target 1.6)"
+check "morse-heat: temperature within 10% of the Langevin target 1.6" within "$t" 1.6 0.1
+$py - <<'EOF' > msd.txt 2>&1
+import h5py
+import numpy as np
+with h5py.File("morse-heat.h5md", "r") as f:
+    pos = f["particles/all/position/value"]
+    img = f["particles/all/image/value"]
+    box = np.diag(f["particles/all/box/edges/value"][-1])
+    d = (pos[-1] + img[-1] * box) - (pos[0] + img[0] * box)
+d -= d.mean(axis=0)
+msd = (d ** 2).sum(axis=1).mean()
+print(f"msd {msd:.3f}")
+assert msd > 0.5
+EOF
+check "morse-heat: the crystal melted (mean squared displacement > 0.5)" test $? -eq 0
+cat msd.txt
+cd .. || exit 1
+
+# --- Morse ramp: 3 stages of 400 steps ---------------------------------------
+mkdir ramp && cd ramp || exit 1
+sed -e 's/cells: \[10, 10, 10\]/cells: [5, 5, 5]/' "$src/inputs/morse-heat.yaml" > morse-heat.yaml
+TESSERA=$bin TEMPERATURES="0.5 1.0 1.6" STAGE_STEPS=400 bash "$src/inputs/morse-heat-ramp.sh" morse-heat.yaml > ramp.txt 2>&1
+check "morse-heat-ramp: exits 0" test $? -eq 0
+sed -n '/^stage_T/,$p' ramp.txt
+check "morse-heat-ramp: one continuous thermo CSV, steps 0..1200" \
+  test "$(sed -n '2p;$p' morse-heat.thermo.csv | cut -d, -f1 | tr '\n' ' ')" = "0 1200 "
+check "morse-heat-ramp: each stage within 10% of its temperature, energy rising" awk -F, '
+  /^[0-9.]+,/ { n++; if (($2 - $1) / $1 > 0.1 || ($1 - $2) / $1 > 0.1) bad = 1
+                if (n > 1 && $3 <= pe) bad = 1; pe = $3 }
+  END { exit bad || n != 3 }' ramp.txt
+cd .. || exit 1
+
+# --- NVT equilibration, then NVE production from its checkpoint ----------
+mkdir nvt-nve && cd nvt-nve || exit 1
+for d in lj-nvt-equilibrate lj-nve-production; do
+  sed -e 's/cells: \[10, 10, 10\]/cells: [5, 5, 5]/' -e 's/steps: 5000/steps: 1000/' -e 's/steps: 10000/steps: 2000/' \
+    "$src/inputs/$d.yaml" > "$d.yaml"
+done
+"$bin" run lj-nvt-equilibrate.yaml > nvt.txt 2>&1
+check "nvt: run exits 0" test $? -eq 0
+"$bin" run lj-nve-production.yaml --restart lj-nvt.ckpt/ckpt-000000001000.h5 > nve.txt 2>&1
+check "nve: run from the NVT checkpoint exits 0" test $? -eq 0
+check "nve: continues at step 1000" grep -q "^Restarted from lj-nvt.ckpt/ckpt-000000001000.h5 at step 1000" nve.txt
+check "nve: first thermo line is step 1050" test "$(sed -n 2p lj-nve.thermo.csv | cut -d, -f1)" = 1050
+t=$(mean_column lj-nve.thermo.csv 2 1000 2000)
+echo "  nve: mean T $t (NVT target 1.0)"
+check "nve: at the NVT temperature (10%), not restarted from the lattice" within "$t" 1.0 0.1
+# Reference: the total energy of the checkpointed state, the NVT file's last line.
+drift() {  # largest |etotal - reference| over a CSV's data lines
+  awk -F, -v e0="$2" 'NR > 1 { d = $5 - e0; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.3g\n", m }' "$1"
+}
+e0=$(tail -n 1 lj-nvt.thermo.csv | cut -d, -f5)
+nve_drift=$(drift lj-nve.thermo.csv "$e0")
+nvt_spread=$(awk -F, 'NR > 1 && $1 >= 500 { if (!n++ || $5 < lo) lo = $5; if ($5 > hi || n == 1) hi = $5 } END { printf "%.3g\n", hi - lo }' lj-nvt.thermo.csv)
+echo "  nve: max |E - E(1000)| per atom over 1,000 steps: $nve_drift (NVT spread over its last 500 steps: $nvt_spread)"
+check "nve: total energy conserved within 2e-3 per atom" awk -v d="$nve_drift" 'BEGIN { exit !(d < 2e-3) }'
+check "nvt: the thermostatted part does not conserve it (spread > 5e-3)" awk -v d="$nvt_spread" 'BEGIN { exit !(d > 5e-3) }'
+cd .. || exit 1
+
+# --- temperature sweep through the real job script, srun stubbed ---------
+mkdir sweep && cd sweep || exit 1
+mkdir stub && printf '#!/bin/sh\nexec "$@"\n' > stub/srun && chmod +x stub/srun
+sed -e 's/cells: \[10, 10, 10\]/cells: [5, 5, 5]/' -e 's/steps: 20000/steps: 1000/' -e 's/every: 100, file: sweep.thermo.csv/every: 50, file: sweep.thermo.csv/' \
+  "$src/inputs/lj-sweep.yaml" > lj-sweep.yaml
+temps=(0.8 1.0 1.2 1.44)
+ok=0
+for task in 0 1 2 3; do
+  PATH="$PWD/stub:$PATH" TESSERA=$bin SLURM_ARRAY_TASK_ID=$task SLURM_CPUS_PER_TASK=1 \
+    bash "$src/slurm/temperature-sweep.sbatch" lj-sweep.yaml > "task$task.txt" 2>&1 || ok=1
+done
+check "sweep: 4 array tasks exit 0" test $ok -eq 0
+finals=()
+for t in "${temps[@]}"; do
+  finals+=("$(mean_column "sweep/T$t/sweep.thermo.csv" 2 500 1000)")
+done
+echo "  sweep: targets ${temps[*]}, mean T over steps 500-1000: ${finals[*]}"
+check "sweep: every task's deck copy has its temperature twice" \
+  bash -c 'for t in 0.8 1.0 1.2 1.44; do test "$(grep -c "temperature: $t[,}]" sweep/T$t/deck.yaml)" -eq 2 || exit 1; done'
+check "sweep: final temperatures ordered like the targets" \
+  awk -v s="${finals[*]}" 'BEGIN { n = split(s, a, " "); for (i = 2; i <= n; i++) if (!(a[i] > a[i - 1])) exit 1; exit n != 4 }'
+ok=0
+for i in 0 1 2 3; do within "${finals[$i]}" "${temps[$i]}" 0.1 || ok=1; done
+check "sweep: each within 10% of its target" test $ok -eq 0
+cd .. || exit 1
+
+if ((fail)); then
+  for f in slab/run.txt morse/run.txt ramp/ramp.txt nvt-nve/nvt.txt nvt-nve/nve.txt sweep/task*.txt; do
+    echo "--- $f"; tail -n 15 "$f"
+  done
+fi
+exit $fail

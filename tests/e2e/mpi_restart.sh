@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Checkpoints, trajectories and restarts with several ranks (issue 5, item 6).
+# On the same rank grid a run split by a restart ends bitwise identical to
+# the straight run (NVE, Langevin, Nose-Hoover: thermo, final state,
+# trajectory). A checkpoint written on N ranks continues on M ranks (1->4,
+# 4->2, 3->1) with the thermo of the straight run to 1e-10 relative, every
+# atom kept, and MDAnalysis reads a trajectory written by several ranks.
+set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bin=$(realpath "$1")
+src=$(realpath "$2")
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+run() {  # run NRANKS DECK [ARGS...]
+  local n=$1; shift
+  if [ "$n" -eq 1 ]; then "$bin" run "$@" --threads 1; else mpirun -np "$n" --oversubscribe "$bin" run "$@" --threads 1; fi
+}
+
+# deck NAME STEPS INTEGRATOR: 2,048 atoms, thermo every 10 steps, a
+# checkpoint every 100 and a frame every 50.
+deck() {
+  cat > "$1.yaml" <<YAML
+system:
+  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
+velocity: {temperature: 1.44, seed: 87287}
+potential:
+  style: lj/cut
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+integrator: $3
+run: {steps: $2}
+output:
+  thermo: {every: 10, file: $4.csv, screen: false}
+  checkpoint: {every: 100, path: $4.ckpt, keep: 5}
+  trajectory: {every: 50, file: $4.h5md, fields: [position, velocity, image]}
+YAML
+}
+same_frames() {  # same_frames A.h5md B.h5md: identical steps and positions, bitwise
+  $py - "$1" "$2" <<'PY'
+import sys
+import h5py
+a, b = (h5py.File(p, "r")["particles/all"] for p in sys.argv[1:3])
+same = all(a[k]["step"][()].tobytes() == b[k]["step"][()].tobytes() and
+           a[k]["value"][()].tobytes() == b[k]["value"][()].tobytes() for k in ("position", "velocity", "image"))
+print(f"  steps {list(a['position/step'][()])}")
+sys.exit(0 if same else 1)
+PY
+}
+close_thermo() {  # close_thermo A.csv B.csv FROM: rows with step >= FROM within 1e-10 relative
+  $py - "$1" "$2" "$3" <<'PY'
+import sys
+import numpy as np
+a, b = (np.genfromtxt(p, delimiter=",", names=True) for p in sys.argv[1:3])
+assert a["step"].tolist() == b["step"].tolist(), "different steps"
+rows = a["step"] >= float(sys.argv[3])
+worst = max(float(np.max(np.abs(a[c][rows] - b[c][rows]) / np.abs(a[c][rows]))) for c in ("temp", "pe", "etotal", "press"))
+print(f"  max relative difference {worst:.2e} over {int(rows.sum())} rows")
+sys.exit(0 if worst <= 1e-10 else 1)
+PY
+}
+
+nve="{style: nve, dt: 0.005}"
+langevin="{style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 3}"
+nh="{style: nose-hoover, dt: 0.005, temperature: 1.0, damping: 0.5}"
+
+# Exact continuation on the same grid: 2 ranks (2 x 1 x 1) and 3 ranks.
+for case in "nve 2" "langevin 2" "nh 3"; do
+  set -- $case
+  name=$1 np=$2 integ=${!1}
+  deck "$name-straight" 200 "$integ" "$name-straight"
+  deck "$name-first" 100 "$integ" "$name-split"
+  deck "$name-second" 200 "$integ" "$name-split"
+  run "$np" "$name-straight.yaml" > "$name-straight.out" 2>&1
+  check "$name on $np ranks: straight run exits 0" test $? -eq 0
+  run "$np" "$name-first.yaml" > "$name-first.out" 2>&1
+  check "$name on $np ranks: first half exits 0" test $? -eq 0
+  run "$np" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
+  check "$name on $np ranks: second half exits 0" test $? -eq 0
+  check "$name on $np ranks: restarted from step 100" grep -q "Restarted from $name-split.ckpt/ckpt-000000000100.h5 at step 100" "$name-second.out"
+  check "$name on $np ranks: thermo identical" cmp -s "$name-straight.csv" "$name-split.csv"
+  check "$name on $np ranks: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
+    "$name-straight.ckpt/ckpt-000000000200.h5" "$name-split.ckpt/ckpt-000000000200.h5"
+  check "$name on $np ranks: trajectory identical, no step missing or repeated" same_frames "$name-straight.h5md" "$name-split.h5md"
+done
+check "a trajectory from 2 ranks reads in MDAnalysis and ends at the checkpoint" \
+  $py "$src/tests/e2e/h5md_check.py" nve-straight.h5md nve-straight.ckpt/ckpt-000000000200.h5 5 0.005
+
+# Another rank count: N ranks write step 100, M ranks continue to 200; the
+# reference is the straight run on N ranks.
+for pair in "1 4" "4 2" "3 1"; do
+  set -- $pair
+  from=$1 to=$2 name="n$1m$2"
+  deck "$name-straight" 200 "$nve" "$name-straight"
+  deck "$name-first" 100 "$nve" "$name-split"
+  deck "$name-second" 200 "$nve" "$name-split"
+  run "$from" "$name-straight.yaml" > "$name-straight.out" 2>&1
+  run "$from" "$name-first.yaml" > "$name-first.out" 2>&1
+  check "$from -> $to ranks: first part exits 0" test $? -eq 0
+  run "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
+  check "$from -> $to ranks: continuation exits 0" test $? -eq 0
+  check "$from -> $to ranks: restarted at step 100" grep -q "at step 100" "$name-second.out"
+  check "$from -> $to ranks: thermo of the straight run to 1e-10" close_thermo "$name-straight.csv" "$name-split.csv" 100
+  check "$from -> $to ranks: same atoms at the end" $py - "$name-straight.ckpt/ckpt-000000000200.h5" "$name-split.ckpt/ckpt-000000000200.h5" <<'PY'
+import sys
+import h5py
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+sys.exit(0 if a["atoms/id"][()].tolist() == b["atoms/id"][()].tolist() and len(a["atoms/id"]) == 2048 else 1)
+PY
+done
+
+# A checkpoint that does not fit stops every rank with one message.
+deck other 200 "$nve" other
+sed -i 's/cells: \[8, 8, 8\]/cells: [9, 8, 8]/' other.yaml
+run 2 other.yaml --restart nve-straight.ckpt/ckpt-000000000200.h5 > other.out 2>&1
+check "a checkpoint of another system on 2 ranks: exit 2" test $? -eq 2
+check "a checkpoint of another system on 2 ranks: one message" test "$(grep -c 'does not fit the deck' other.out)" -eq 1
+exit $fail

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# What a run tells its user while it goes (issue 9, items 2 and 3): progress
+# lines in a log, a live line on a terminal, --quiet and --verbose, and the
+# JSON-lines metrics file (also on 2 ranks and across a restart).
+set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bin=$(realpath "$1")
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+deck() {  # deck NAME STEPS
+  cat > "$1.yaml" <<YAML
+system:
+  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
+velocity: {temperature: 1.44, seed: 87287}
+potential:
+  style: lj/cut
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+integrator: {style: nve, dt: 0.005}
+run: {steps: $2}
+output:
+  thermo: {every: 100, file: $1.csv}
+  checkpoint: {every: 200, path: $1.ckpt, keep: 2}
+  metrics: {every: 50, file: $1.jsonl}
+YAML
+}
+metrics_ok() {  # metrics_ok FILE FIRST LAST RANKS: one line per 50 steps, FIRST..LAST, well formed
+  $py - "$@" <<'PY'
+import json, sys
+path, first, last, ranks = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rows = [json.loads(line) for line in open(path)]
+steps = [r["step"] for r in rows]
+assert steps == list(range(first, last + 1, 50)), steps
+assert sum(r["interval_steps"] for r in rows) == last - first + 50, "intervals do not add up"
+for r in rows:
+    assert r["ranks"] == ranks and r["imbalance"] >= 1 and r["atom_steps_per_second"] > 0, r
+    assert set(r["seconds_per_phase"]) >= {"Pair", "Neighbor", "Communicate"}, r
+    assert r["resident_mib_max"] > 1 and r["gpu"] is None and r["backend"] == "cpu", r
+print(f"  {len(rows)} lines, steps {steps[0]}..{steps[-1]}")
+PY
+}
+
+deck log 600
+"$bin" run log.yaml --progress-every 0.01 -v > log.out 2>&1
+check "a log gets plain progress lines" grep -Eq "^Progress: step [0-9]+ of 600 \([0-9.]+%\), [0-9.e+]+ atom-steps/s, ETA [0-9]+:[0-9]{2}:[0-9]{2} \(at " log.out
+check "a log gets no carriage returns" bash -c "! grep -q $'\r' log.out"
+check "--verbose reports each checkpoint" test "$(grep -c '^Checkpoint log.ckpt/ckpt-[0-9]*\.h5 written at step' log.out)" -eq 3
+check "metrics: a JSON line every 50 steps with the phases, imbalance and memory" metrics_ok log.jsonl 50 600 1
+
+"$bin" run log.yaml --progress-every 0 > none.out 2>&1
+check "--progress-every 0: no progress lines" bash -c "! grep -q '^Progress:' none.out"
+"$bin" run log.yaml -q > quiet.out 2>&1
+check "--quiet: exit 0" test $? -eq 0
+check "--quiet: no banner, thermo or progress" bash -c "! grep -Eq '^(Deck |Progress:| +Step )' quiet.out"
+check "--quiet: the result lines" grep -q "^Performance: " quiet.out
+
+script -q -c "$bin run log.yaml" /dev/null > live.out 2>&1
+check "a terminal gets a live line redrawn in place" grep -q $'\r\033\\[Kstep [0-9]* of 600 ' live.out
+check "a terminal: the live line is cleared before the summary" grep -q $'\r\033\\[K\r*$' <(grep -a -B1 "Loop time" live.out | head -1)
+
+deck ranks 400
+mpirun -np 2 --oversubscribe "$bin" run ranks.yaml --threads 1 > ranks.out 2>&1
+check "metrics on 2 ranks: one file, ranks 2" metrics_ok ranks.jsonl 50 400 2
+
+# A run that died after its checkpoint at 200 left lines up to 350; the
+# restart drops them and writes its own.
+deck cut 200
+"$bin" run cut.yaml > cut1.out 2>&1
+printf '{"step": 250, "stale": true}\n{"step": 300, "stale": true}\n' >> cut.jsonl
+sed -i 's/steps: 200/steps: 400/' cut.yaml
+"$bin" run cut.yaml --restart auto > cut2.out 2>&1
+check "metrics across a restart: no stale or repeated step" metrics_ok cut.jsonl 50 400 1
+exit $fail
