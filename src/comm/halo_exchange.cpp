@@ -92,12 +92,13 @@ void HaloExchange::update_positions(AtomStore& a) const {
     for (std::size_t k = 0; k < s.send.size(); ++k)
       for (int e = 0; e < 3; ++e) out[3 * k + e] = coord(a, e, s.send[k]) + (e == s.dim ? s.shift : 0.0);
     bout.resize(out.size() * sizeof(double));
-    std::memcpy(bout.data(), out.data(), bout.size());
+    // An empty vector's data() may be null, which memcpy must not get.
+    if (!bout.empty()) std::memcpy(bout.data(), out.data(), bout.size());
     comm_->sendrecv(s.to, bout, s.from, bin);
     if (bin.size() != 3 * s.count * sizeof(double))
       throw std::runtime_error(fmt::format("halo update: expected {} positions, got {} bytes", s.count, bin.size()));
     in.resize(3 * s.count);
-    std::memcpy(in.data(), bin.data(), bin.size());
+    if (!bin.empty()) std::memcpy(in.data(), bin.data(), bin.size());
     for (std::size_t k = 0; k < s.count; ++k)
       for (int e = 0; e < 3; ++e) coord(a, e, s.first + k) = in[3 * k + e];
   }

@@ -62,7 +62,7 @@ class Reader {
     value(n);
     if (n > (bytes_.size() - at_) / sizeof(T)) throw std::runtime_error("packed checkpoint part is truncated");
     v.resize(n);
-    std::memcpy(v.data(), bytes_.data() + at_, n * sizeof(T));
+    if (n > 0) std::memcpy(v.data(), bytes_.data() + at_, n * sizeof(T));  // data() of an empty vector may be null
     at_ += n * sizeof(T);
   }
   void text(std::string& s) {

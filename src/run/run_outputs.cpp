@@ -41,7 +41,7 @@ RowsById gather_rows_by_id(const Simulation& sim, int width, Row row) {
   for (const auto& bytes : parts) {
     const std::size_t at = all.size();
     all.resize(at + bytes.size() / sizeof(double));
-    std::memcpy(all.data() + at, bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(all.data() + at, bytes.data(), bytes.size());
   }
   const std::size_t n = all.size() / stride;
   std::vector<std::pair<std::int64_t, std::size_t>> order(n);

@@ -1,0 +1,39 @@
+# Issue 8: the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
+# (tests/sanitize/run.sh, docs/reliability.md#sanitizers).
+#
+# -DTESSERA_SANITIZE=ON instruments every C and C++ target of the project
+# (library, engine, unit tests, benchmarks) and links them with the runtimes:
+#  - address,undefined,float-cast-overflow: out-of-bounds accesses,
+#    use-after-free/-return/-scope, double free, leaks at exit (LeakSanitizer,
+#    part of ASan); signed integer overflow, bad shifts, misaligned and null
+#    pointers, out-of-range bool/enum loads, and (not part of gcc's
+#    "undefined", but of clang's) a double that does not fit the integer it is
+#    converted to, e.g. a NaN coordinate turned into a cell index;
+#  - -fno-sanitize-recover=undefined: the first undefined behaviour ends the
+#    process with a non-zero exit code, so the test that hit it fails
+#    (without it UBSan only prints and carries on);
+#  - -O2 -g -fno-omit-frame-pointer: reports with file:line (inlined frames
+#    included) and whole stacks; -O2 overrides the -O3 of Release (the later
+#    flag wins); NDEBUG stays, as in the tested build. The result runs 7 to
+#    12 times slower than Release.
+# Host compiler only: nvcc cannot build with these flags, hence CUDA OFF.
+# Works with gcc (the compiler of the normal build; used by run.sh and CI)
+# and clang.
+option(TESSERA_SANITIZE "Build everything with AddressSanitizer + UBSan (CPU only; see tests/sanitize/run.sh)" OFF)
+if(TESSERA_SANITIZE)
+  if(TESSERA_CUDA)
+    message(FATAL_ERROR "TESSERA_SANITIZE needs -DTESSERA_CUDA=OFF (nvcc cannot build with the sanitizers)")
+  endif()
+  if(TESSERA_FUZZ)
+    message(FATAL_ERROR "TESSERA_SANITIZE and TESSERA_FUZZ are separate builds (the fuzz build already has ASan + UBSan)")
+  endif()
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "^(GNU|Clang)$")
+    message(FATAL_ERROR "TESSERA_SANITIZE needs gcc or clang, not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  set(_tessera_sanitize_flags -fsanitize=address,undefined,float-cast-overflow
+    -fno-sanitize-recover=undefined,float-cast-overflow
+    -fno-omit-frame-pointer -g -O2)
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${_tessera_sanitize_flags}>")
+  add_link_options(-fsanitize=address,undefined,float-cast-overflow)
+  message(STATUS "TESSERA_SANITIZE: ${_tessera_sanitize_flags}")
+endif()

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The whole test suite (minus the `long` label) under AddressSanitizer +
+# UndefinedBehaviorSanitizer + LeakSanitizer, CPU backend (issue 8):
+#   bash tests/sanitize/run.sh BUILD_DIR [CTEST ARGS...]
+# Configures BUILD_DIR with -DTESSERA_CUDA=OFF -DTESSERA_SANITIZE=ON (gcc,
+# through scripts/build.sh), builds, and runs ctest there. Extra arguments go
+# to ctest (e.g. -R e2e.mpi to run one test).
+#
+# Any sanitizer report fails the test that caused it: the process exits with
+# code 86 at once (ASan halts on the first error, UBSan too as the build has
+# -fno-sanitize-recover, LSan checks at exit), a code the engine never uses,
+# and every test checks the engine's exit code.
+# ASan and LSan reports are written to BUILD_DIR/sanitizer-logs/report.<exe>.<pid>
+# instead of stderr (the e2e scripts compare stderr with expected one-line
+# messages and keep engine output in scratch folders they delete); this
+# script prints them all at the end and fails if there is one, even when the
+# test that caused it passed. UBSan reports go to the engine's stderr: gcc
+# 12's libubsan ignores log_path in -fno-sanitize-recover builds.
+# The options reach every engine process: ctest, the e2e scripts, mpirun
+# (local launches pass the environment to the ranks) and sbatch (its default
+# --export=ALL) all hand on the environment exported here.
+# Exit code: ctest's, or 1 when ctest passed but a report was found.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${1:?usage: tests/sanitize/run.sh BUILD_DIR [CTEST ARGS...]}
+shift
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+started=$SECONDS
+
+TESSERA_BUILD_DIR=$build bash "$root/scripts/build.sh" -DTESSERA_CUDA=OFF -DTESSERA_SANITIZE=ON \
+  > "$build/sanitize-build.log" 2>&1 || { tail -n 40 "$build/sanitize-build.log"; exit 2; }
+echo "sanitize: build done after $((SECONDS - started)) s"
+
+logs=$build/sanitizer-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+# Shared by ASan, UBSan and LSan (the "common" flags: each tool reads its
+# own variable). exitcode 86: a code the engine never uses, so a report is
+# never mistaken for an expected error exit (2, 3, 4, 75) and tells itself
+# apart from an internal error (1).
+common="exitcode=86:halt_on_error=1:abort_on_error=0:print_stacktrace=1:log_path=$logs/report:log_exe_name=1:disable_coredump=1"
+# allocator_may_return_null=1: a malloc the allocator cannot satisfy returns
+# NULL as it does outside ASan. HDF5 asks for ~5e15 bytes on one corrupted
+# checkpoint of the bad-input catalogue and copes with NULL (exit 2); ASan's
+# default would end the process instead. Sizes that do succeed are checked as
+# usual.
+export ASAN_OPTIONS="$common:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:strict_string_checks=1:fast_unwind_on_malloc=0:allocator_may_return_null=1"
+export UBSAN_OPTIONS="$common"
+# fast_unwind_on_malloc=0 (in ASAN_OPTIONS): OpenMPI, HDF5 and the C
+# library are built without frame pointers, so the fast unwinder stops at
+# their first frame; the slow one records whole allocation stacks, which the
+# suppressions in lsan.supp need to match on (ompi_mpi_init, ...) instead of
+# a whole library. print_suppressions=0: a suppressed leak writes nothing, so
+# a log file is always a finding.
+export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
+echo "sanitize: ASAN_OPTIONS=$ASAN_OPTIONS"
+echo "sanitize: UBSAN_OPTIONS=$UBSAN_OPTIONS"
+echo "sanitize: LSAN_OPTIONS=$LSAN_OPTIONS"
+
+# tests/e2e/bad_inputs.sh runs every engine call under `ulimit -v 4 GiB` (a
+# small bad input must not make the engine allocate gigabytes). ASan cannot
+# start under an address-space limit: it reserves terabytes of (unbacked)
+# shadow address space at start-up. This stand-in for the bash builtin, which
+# bash scripts started from here inherit as an exported function, turns
+# `ulimit -v KB` into ASan's own limit: past KB of resident memory malloc
+# returns NULL (soft_rss_limit_mb with allocator_may_return_null=1), and so
+# does a single allocation of KB or more (max_allocation_size_mb), which the
+# engine reports like a failed allocation under the real limit. Every other
+# use of ulimit goes to the builtin.
+ulimit() {
+  if [[ $# -eq 2 && $1 == -v && $2 =~ ^[0-9]+$ ]]; then
+    export ASAN_OPTIONS="$ASAN_OPTIONS:soft_rss_limit_mb=$(($2 / 1024)):max_allocation_size_mb=$(($2 / 1024))"
+    return 0
+  fi
+  builtin ulimit "$@"
+}
+export -f ulimit
+
+cd "$build"
+# The sanitizers make the engine some 3-10 times slower; tests without their
+# own TIMEOUT get 1 hour instead of ctest's 1,500 s default.
+ctest --output-on-failure --parallel "$(nproc)" --label-exclude long --timeout 3600 "$@"
+rc=$?
+echo "sanitize: ctest exit code $rc after $((SECONDS - started)) s in all"
+
+reports=0
+for f in "$logs"/report*; do
+  [[ -e $f ]] || continue
+  if grep -Eq "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: " "$f"; then
+    reports=$((reports + 1))
+    echo "=== sanitizer report $f"
+  else
+    echo "=== sanitizer message (not an error) $f"
+  fi
+  head -n 80 "$f"
+done
+echo "sanitize: $reports sanitizer report(s) in $logs"
+if ((rc == 0 && reports > 0)); then rc=1; fi
+exit "$rc"
