@@ -30,7 +30,9 @@ bool Progress::after_step(const Simulation& sim, bool last) {
   if (mode_ == Mode::kOff || last) return true;
   const auto now = Clock::now();
   const double since_shown = std::chrono::duration<double>(now - shown_).count();
-  if (since_shown < (mode_ == Mode::kLive ? 0.5 : every_)) return true;
+  // A terminal shows the line from the first step on, then twice a second.
+  const bool first_live = mode_ == Mode::kLive && !drawn_;
+  if (!first_live && since_shown < (mode_ == Mode::kLive ? 0.5 : every_)) return true;
   shown_ = now;
   const long step = sim.step();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
