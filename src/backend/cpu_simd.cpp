@@ -21,8 +21,19 @@ bool simd_supported(SimdLevel level) {
   // The kernels are compiled for the x86-64 levels v3 and v4, so the CPU
   // must have every feature of the level, not only the vector width.
   __builtin_cpu_init();
-  if (level == SimdLevel::kAvx2) return __builtin_cpu_supports("x86-64-v3");
-  if (level == SimdLevel::kAvx512) return __builtin_cpu_supports("x86-64-v4");
+#if defined(__clang__)
+  // clang (14) knows no level names: the features of the levels it can test.
+  const bool v3 = __builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                  __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+  const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+                  __builtin_cpu_supports("avx512vl");
+#else
+  const bool v3 = __builtin_cpu_supports("x86-64-v3");
+  const bool v4 = __builtin_cpu_supports("x86-64-v4");
+#endif
+  if (level == SimdLevel::kAvx2) return v3;
+  if (level == SimdLevel::kAvx512) return v4;
 #endif
   return false;
 }
