@@ -47,12 +47,12 @@ struct PairKernelArgs {
   X(Morse)
 
 template <class Pot>
-constexpr bool kHasSimdKernels = false;
+inline constexpr bool kHasSimdKernels = false;
 
 // Local atoms [begin, end) of one variant.
 #define TESSERA_DECLARE_PAIR_KERNELS(Pot)                                     \
   template <>                                                                 \
-  constexpr bool kHasSimdKernels<Pot> = true;                                 \
+  inline constexpr bool kHasSimdKernels<Pot> = true;                          \
   namespace simd_scalar {                                                     \
   void pair_kernel(const PairKernelArgs<Pot::Params>& a, int begin, int end); \
   }                                                                           \
