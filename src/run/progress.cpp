@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 namespace tessera {
@@ -24,7 +25,13 @@ Progress::Progress(Mode mode, long first_step, long last_step, long long natoms,
       start_(Clock::now()),
       shown_(start_) {}
 
-Progress::Mode Progress::for_stdout() { return isatty(STDOUT_FILENO) ? Mode::kLive : Mode::kLines; }
+Progress::Mode Progress::for_stdout() {
+  // mpirun hands rank 0 a pseudo-terminal even when its output goes to a
+  // file, so under an MPI launcher only plain lines are safe.
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
+    if (std::getenv(v)) return Mode::kLines;
+  return isatty(STDOUT_FILENO) ? Mode::kLive : Mode::kLines;
+}
 
 bool Progress::after_step(const Simulation& sim, bool last) {
   if (mode_ == Mode::kOff || last) return true;
