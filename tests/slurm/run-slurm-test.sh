@@ -186,7 +186,7 @@ export TESSERA=$bin OMP_WAIT_POLICY=PASSIVE
 
 # deck FILE EXTRA_RUN_KEYS: 2,048 atoms with a Langevin thermostat (its
 # random stream must continue exactly across a restart too), 10,000 steps,
-# about 10 s on 2 cores.
+# about 8 s on 2 cores.
 deck() {
   cat > "$1" << YAML
 system:
@@ -264,9 +264,10 @@ check "signal: the last run reached run.steps" grep -q "requeue-until-done: run 
 same_as_reference "$work/signal" signal
 
 # --- 3. the deck's time budget --------------------------------------------
-# Each job run may last 10 s; tessera stops itself 2 s before.
+# Each job run may last 3 s; tessera stops itself 1 s before (the whole run
+# takes ~8 s on 2 cores, so it stops at least once even on a faster machine).
 mkdir "$work/budget"
-deck "$work/budget/deck.yaml" ", max_walltime: 10, stop_margin: 2"
+deck "$work/budget/deck.yaml" ", max_walltime: 3, stop_margin: 1"
 job=$(sbatch "${sbatch_opts[@]}" --chdir="$work/budget" --output="$work/budget/job.out" \
   "$src/slurm/requeue-until-done.sbatch" deck.yaml)
 end=$(wait_job "$job" 600)
@@ -286,7 +287,7 @@ same_as_reference "$work/budget" budget
 # MAX_RESTARTS=0: the first stop ends the job with 75 instead of requeueing
 # it; submitting the same line again (without the cap) finishes the run.
 mkdir "$work/cap"
-deck "$work/cap/deck.yaml" ", max_walltime: 10, stop_margin: 2"
+deck "$work/cap/deck.yaml" ", max_walltime: 3, stop_margin: 1"
 job=$(MAX_RESTARTS=0 sbatch "${sbatch_opts[@]}" --chdir="$work/cap" --output="$work/cap/job-1.out" \
   "$src/slurm/requeue-until-done.sbatch" deck.yaml)
 end=$(wait_job "$job" 300)
