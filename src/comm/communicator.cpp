@@ -23,12 +23,6 @@ void check(int rc, const char* what) {
   throw std::runtime_error(fmt::format("MPI {} failed: {}", what, std::string(text, len)));
 }
 
-bool launched_by_mpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
-    if (std::getenv(v)) return true;
-  return false;
-}
-
 }  // namespace
 
 Communicator& Communicator::world() {
@@ -193,6 +187,12 @@ std::string Communicator::host() const {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
+}
+
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
 }
 
 std::string mpi_library_version() {

@@ -54,6 +54,9 @@ class Communicator {
   bool mpi_ = false;
 };
 
+// Whether an MPI launcher (mpirun, srun with PMI/PMIx) started this process.
+bool launched_by_mpi();
+
 // The MPI library's own description ("Open MPI v4.1.4, ..."); works before
 // MPI_Init.
 std::string mpi_library_version();

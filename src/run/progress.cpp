@@ -4,8 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
+
+#include "comm/communicator.hpp"
 
 namespace tessera {
 
@@ -28,8 +29,7 @@ Progress::Progress(Mode mode, long first_step, long last_step, long long natoms,
 Progress::Mode Progress::for_stdout() {
   // mpirun hands rank 0 a pseudo-terminal even when its output goes to a
   // file, so under an MPI launcher only plain lines are safe.
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
-    if (std::getenv(v)) return Mode::kLines;
+  if (launched_by_mpi()) return Mode::kLines;
   return isatty(STDOUT_FILENO) ? Mode::kLive : Mode::kLines;
 }
 
