@@ -58,7 +58,7 @@ std::vector<double> read_masses(const YamlSection& s, int& ntypes) {
 }
 
 LatticeSpec read_lattice(const YamlSection& s) {
-  s.only({"style", "density", "constant", "cells", "basis_types"});
+  s.only();
   LatticeSpec l;
   l.style = s.string("style");
   int nbasis = 0;
@@ -112,7 +112,7 @@ LatticeSpec read_lattice(const YamlSection& s) {
 }
 
 SystemSpec read_system(const YamlSection& s, const std::string& deck_dir) {
-  s.only({"lattice", "read_data", "types", "masses"});
+  s.only();
   SystemSpec sys;
   if (s.has("lattice") == s.has("read_data")) s.fail_here("give exactly one of 'lattice' or 'read_data'");
   if (s.has("types")) sys.ntypes = static_cast<int>(positive_int(s, "types", 1000));
@@ -139,7 +139,7 @@ SystemSpec read_system(const YamlSection& s, const std::string& deck_dir) {
 }
 
 VelocitySpec read_velocity(const YamlSection& s) {
-  s.only({"temperature", "seed"});
+  s.only();
   VelocitySpec v;
   v.temperature = s.number("temperature");
   if (v.temperature < 0) s.fail("temperature", "must not be negative");
@@ -148,7 +148,7 @@ VelocitySpec read_velocity(const YamlSection& s) {
 }
 
 PotentialSpec read_potential(const YamlSection& s) {
-  s.only({"style", "cutoff", "shift", "mixing", "coeffs"});
+  s.only();
   PotentialSpec p;
   p.style = s.string("style");
   const PairStyleEntry* entry = find_pair_style(p.style);
@@ -211,7 +211,7 @@ PotentialSpec read_potential(const YamlSection& s) {
 }
 
 NeighborSpec read_neighbor(const YamlSection& s) {
-  s.only({"skin", "every", "delay", "check", "sort"});
+  s.only();
   NeighborSpec n;
   n.skin = s.number("skin", n.skin);
   n.skin_at = s.where("skin");
@@ -252,7 +252,7 @@ IntegratorSpec read_integrator(const YamlSection& s) {
 }
 
 ThermoSpec read_thermo(const YamlSection& s) {
-  s.only({"every", "file", "screen"});
+  s.only();
   ThermoSpec t;
   t.every = s.integer("every", 0);
   if (t.every < 0) s.fail("every", fmt::format("must be 0 (first and last step only) or positive, got {}", t.every));
@@ -289,7 +289,7 @@ double read_duration(const YamlSection& s, const std::string& key) {
 }
 
 CheckpointSpec read_checkpoint(const YamlSection& s) {
-  s.only({"every", "every_seconds", "path", "keep"});
+  s.only();
   CheckpointSpec c;
   c.every = s.integer("every", 0);
   if (c.every < 0) s.fail("every", fmt::format("must be 0 (off) or positive, got {}", c.every));
@@ -305,7 +305,7 @@ CheckpointSpec read_checkpoint(const YamlSection& s) {
 }
 
 TrajectorySpec read_trajectory(const YamlSection& s) {
-  s.only({"every", "file", "fields"});
+  s.only();
   TrajectorySpec t;
   t.every = s.integer("every");
   if (t.every <= 0) s.fail("every", fmt::format("must be positive, got {}", t.every));
@@ -335,7 +335,7 @@ TrajectorySpec read_trajectory(const YamlSection& s) {
 }
 
 MetricsSpec read_metrics(const YamlSection& s) {
-  s.only({"every", "every_seconds", "file"});
+  s.only();
   MetricsSpec m;
   m.file = s.string("file");
   if (m.file.empty()) s.fail("file", "must name a file");
@@ -368,8 +368,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   d.text = text;
   const std::string dir = std::filesystem::path(path).parent_path().string();
   const YamlSection top(root, path, "");
-  top.only({"units", "backend", "threads", "system", "velocity", "potential", "neighbor", "integrator", "run", "output",
-            "restart", "decomposition", "load_balance"});
+  top.only();
   d.units = top.string("units", "lj");
   if (d.units != "lj") top.fail("units", fmt::format("unknown units '{}' (only 'lj' is supported)", d.units));
   d.backend = top.string("backend", "auto");
@@ -387,7 +386,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     d.neighbor.skin_at = top.where("neighbor");
   d.integrator = read_integrator(top.section("integrator"));
   const YamlSection run = top.section("run");
-  run.only({"steps", "max_walltime", "stop_margin"});
+  run.only();
   d.steps = run.integer("steps");
   if (d.steps < 0) run.fail("steps", fmt::format("must not be negative, got {}", d.steps));
   if (run.has("max_walltime")) d.max_walltime = read_duration(run, "max_walltime");
@@ -396,7 +395,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     run.fail("stop_margin", fmt::format("must be a number of seconds >= 0, got {}", d.stop_margin));
   if (top.has("output")) {
     const YamlSection out = top.section("output");
-    out.only({"thermo", "checkpoint", "trajectory", "metrics"});
+    out.only();
     if (out.has("thermo")) d.thermo = read_thermo(out.section("thermo"));
     if (out.has("checkpoint")) d.checkpoint = read_checkpoint(out.section("checkpoint"));
     if (out.has("trajectory")) d.trajectory = read_trajectory(out.section("trajectory"));
@@ -414,7 +413,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   }
   if (top.has("load_balance")) {
     const YamlSection lb = top.section("load_balance");
-    lb.only({"every", "threshold", "by"});
+    lb.only();
     d.load_balance.every = positive_int(lb, "every", 100000000);
     d.load_balance.threshold = lb.number("threshold", d.load_balance.threshold);
     if (!(d.load_balance.threshold >= 1) || !std::isfinite(d.load_balance.threshold))

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <map>
-
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <stdexcept>
 
 #include "core/error.hpp"
+#include "deck/deck_keys.hpp"
 
 namespace tessera {
 
@@ -120,7 +122,21 @@ YamlSection YamlSection::section(const std::string& key) const {
 
 YAML::Node YamlSection::node(const std::string& key) const { return require(key); }
 
+void YamlSection::only() const { only(deck_children(deck_key_pattern(path_))); }
+
 void YamlSection::only(std::initializer_list<const char*> allowed) const {
+  const std::vector<std::string> known = deck_children(deck_key_pattern(path_));
+  std::vector<std::string> list;
+  for (const char* a : allowed) {
+    // A key accepted here but missing from the table would be undocumented.
+    if (std::find(known.begin(), known.end(), a) == known.end())
+      throw std::logic_error(fmt::format("deck key '{}' is not in deck_keys()", key_path(a)));
+    list.emplace_back(a);
+  }
+  only(list);
+}
+
+void YamlSection::only(const std::vector<std::string>& allowed) const {
   // yaml-cpp keeps both entries of a repeated key and lookups see only one:
   // a typo'd copy of a key must not silently win or lose.
   std::map<std::string, int> first_line;
@@ -131,13 +147,9 @@ void YamlSection::only(std::initializer_list<const char*> allowed) const {
     if (!fresh)
       throw_at(location_of(k, file_, key_path(name)),
                fmt::format("duplicate key (first given on line {})", it->second));
-    bool ok = false;
-    std::string list;
-    for (const char* a : allowed) {
-      ok = ok || name == a;
-      list += list.empty() ? a : std::string(", ") + a;
-    }
-    if (!ok) throw_at(location_of(k, file_, key_path(name)), fmt::format("unknown key (allowed here: {})", list));
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+      throw_at(location_of(k, file_, key_path(name)),
+               fmt::format("unknown key (allowed here: {})", fmt::join(allowed, ", ")));
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "deck/deck.hpp"
 
@@ -31,7 +32,10 @@ class YamlSection {
   YamlSection section(const std::string& key) const;
   YAML::Node node(const std::string& key) const;
 
-  // Every key must be one of `allowed`.
+  // Every key must be one listed for this section in deck_keys().
+  void only() const;
+  // Every key must be one of `allowed`, a subset of that list (for keys
+  // that only some styles take).
   void only(std::initializer_list<const char*> allowed) const;
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
@@ -42,6 +46,7 @@ class YamlSection {
 
  private:
   YAML::Node require(const std::string& key) const;
+  void only(const std::vector<std::string>& allowed) const;
   YAML::Node node_;
   std::string file_;
   std::string path_;

@@ -96,7 +96,11 @@ void ensure_folder(const std::string& folder, const std::string& what) {
 std::uint64_t checksum_file_tail(int fd, std::uint64_t offset, std::uint64_t end, const std::string& path) {
   std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> st(XXH3_createState(), XXH3_freeState);
   if (!st || XXH3_64bits_reset(st.get()) != XXH_OK) throw std::runtime_error("xxhash state allocation failed");
-  std::vector<char> buf(8 << 20);
+  // Small files (most checkpoints of small systems, every refused fragment)
+  // need no 8 MiB buffer; allocating one per call dominated the read time.
+  const std::uint64_t span = end > offset ? end - offset : 0;
+  std::vector<char> buf(
+      static_cast<std::size_t>(std::min<std::uint64_t>(std::uint64_t{8} << 20, std::max<std::uint64_t>(span, 1))));
   std::uint64_t at = offset;
   while (at < end) {
     const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), end - at));
