@@ -8,10 +8,26 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <stdexcept>
 
 namespace tessera {
+
+namespace {
+// Adds the lifetime of the object to a wait counter.
+class WaitClock {
+ public:
+  explicit WaitClock(double& counter) : counter_(counter), t0_(std::chrono::steady_clock::now()) {}
+  ~WaitClock() { counter_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  WaitClock(const WaitClock&) = delete;
+  WaitClock& operator=(const WaitClock&) = delete;
+
+ private:
+  double& counter_;
+  std::chrono::steady_clock::time_point t0_;
+};
+}  // namespace
 
 namespace {
 
@@ -33,6 +49,7 @@ Communicator& Communicator::world() {
 void Communicator::sum_in_rank_order(double* v, int n) const {
   if (!mpi_ || size_ == 1) return;
   std::vector<double> all(static_cast<std::size_t>(n) * size_);
+  const WaitClock waiting(waited_);
   check(MPI_Allgather(v, n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, MPI_COMM_WORLD), "Allgather");
   for (int k = 0; k < n; ++k) {
     double s = 0;
@@ -44,6 +61,7 @@ void Communicator::sum_in_rank_order(double* v, int n) const {
 long long Communicator::sum(long long v) const {
   if (!mpi_ || size_ == 1) return v;
   long long out = 0;
+  const WaitClock waiting(waited_);
   check(MPI_Allreduce(&v, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
   return out;
 }
@@ -51,6 +69,7 @@ long long Communicator::sum(long long v) const {
 std::uint64_t Communicator::sum_u64(std::uint64_t v) const {
   if (!mpi_ || size_ == 1) return v;
   std::uint64_t out = 0;
+  const WaitClock waiting(waited_);
   check(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "Allreduce");
   return out;
 }
@@ -58,6 +77,7 @@ std::uint64_t Communicator::sum_u64(std::uint64_t v) const {
 double Communicator::max(double v) const {
   if (!mpi_ || size_ == 1) return v;
   double out = 0;
+  const WaitClock waiting(waited_);
   check(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "Allreduce");
   return out;
 }
@@ -65,12 +85,14 @@ double Communicator::max(double v) const {
 int Communicator::max(int v) const {
   if (!mpi_ || size_ == 1) return v;
   int out = 0;
+  const WaitClock waiting(waited_);
   check(MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "Allreduce");
   return out;
 }
 
 std::vector<long long> Communicator::allgather(long long v) const {
   std::vector<long long> out(static_cast<std::size_t>(size_), v);
+  const WaitClock waiting(waited_);
   if (mpi_ && size_ > 1)
     check(MPI_Allgather(&v, 1, MPI_LONG_LONG, out.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD), "Allgather");
   return out;
@@ -78,6 +100,7 @@ std::vector<long long> Communicator::allgather(long long v) const {
 
 std::vector<double> Communicator::allgather(double v) const {
   std::vector<double> out(static_cast<std::size_t>(size_), v);
+  const WaitClock waiting(waited_);
   if (mpi_ && size_ > 1)
     check(MPI_Allgather(&v, 1, MPI_DOUBLE, out.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD), "Allgather");
   return out;
@@ -89,9 +112,12 @@ void Communicator::sendrecv(int to, const std::vector<char>& out, int from, std:
     return;
   }
   long long n_out = static_cast<long long>(out.size()), n_in = 0;
-  check(MPI_Sendrecv(&n_out, 1, MPI_LONG_LONG, to, 1, &n_in, 1, MPI_LONG_LONG, from, 1, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE),
-        "Sendrecv (size)");
+  {
+    const WaitClock waiting(waited_);
+    check(MPI_Sendrecv(&n_out, 1, MPI_LONG_LONG, to, 1, &n_in, 1, MPI_LONG_LONG, from, 1, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE),
+          "Sendrecv (size)");
+  }
   in.resize(static_cast<std::size_t>(n_in));
   // Messages past 2 GiB would need chunking; a halo that large means a
   // sub-box of hundreds of millions of atoms.

@@ -39,6 +39,11 @@ class Communicator {
   // Rank 0's text to everyone (an error found on rank 0, a file name).
   std::string broadcast_text(const std::string& text) const;
   void barrier() const;
+  // Seconds this rank has spent blocked until other ranks arrived: in the
+  // size handshake that opens every sendrecv (8 bytes, so the time is the
+  // partner's lateness, not transfer) and in the small collectives, whose
+  // cost is the last rank's arrival. The payload transfer is not counted.
+  const double& waited_seconds() const { return waited_; }
   // Ends every rank with this exit code (an MPI job cannot exit cleanly
   // from one rank alone).
   [[noreturn]] void abort(int code) const;
@@ -52,6 +57,7 @@ class Communicator {
   int rank_ = 0;
   int size_ = 1;
   bool mpi_ = false;
+  mutable double waited_ = 0;
 };
 
 // Whether an MPI launcher (mpirun, srun with PMI/PMIx) started this process.

@@ -78,7 +78,7 @@ void MetricsWriter::write(const Simulation& sim) {
     const Phase ph = static_cast<Phase>(p);
     phase[p] = sim.timers().seconds(ph) - last_phase_[p];
     last_phase_[p] = sim.timers().seconds(ph);
-    if (ph != Phase::kCommunicate && ph != Phase::kOutput) compute += phase[p];
+    if (is_compute(ph)) compute += phase[p];
   }
   const Communicator& c = sim.comm();
   const std::vector<double> all = c.allgather(compute);

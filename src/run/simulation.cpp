@@ -27,6 +27,7 @@ std::uint64_t mix_id(std::uint64_t x) {
 
 Simulation::Simulation(const Deck& deck, const Communicator& comm)
     : deck_(deck), comm_(comm), integrator_(deck.integrator, 0) {
+  timers_.attach_wait_counter(&comm_.waited_seconds());
   if (deck_.threads > 0) omp_set_num_threads(deck_.threads);
   BuiltSystem sys = build_system(deck_);
   box_ = sys.box;

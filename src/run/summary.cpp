@@ -23,8 +23,8 @@ std::string run_banner(const Simulation& sim) {
   s += fmt::format("Integrator {} dt {}", to_string(d.integrator.style), d.integrator.dt);
   if (d.integrator.style != IntegratorStyle::kNve)
     s += fmt::format(" T {} damping {}", d.integrator.temperature, d.integrator.damping);
-  s += fmt::format("\nBackend    cpu ({} OpenMP thread{}), double precision, {} pair kernel\n",
-                   omp_get_max_threads(), omp_get_max_threads() > 1 ? "s" : "", simd_name(simd_level()));
+  s += fmt::format("\nBackend    cpu ({} OpenMP thread{}), double precision, {} pair kernel\n", omp_get_max_threads(),
+                   omp_get_max_threads() > 1 ? "s" : "", simd_name(simd_level()));
   if (sim.comm().parallel()) {
     const Communicator& c = sim.comm();
     const auto counts = c.allgather(static_cast<long long>(sim.atoms().nlocal));
@@ -90,7 +90,7 @@ std::string rank_balance_summary(const Simulation& sim) {
   for (int p = 0; p < static_cast<int>(Phase::kCount); ++p) {
     const Phase ph = static_cast<Phase>(p);
     row(phase_name(ph), t.seconds(ph), "{:>12.6f}");
-    if (ph != Phase::kCommunicate && ph != Phase::kOutput) busy += t.seconds(ph);
+    if (is_compute(ph)) busy += t.seconds(ph);
   }
   // The imbalance that costs time: work outside communication, which the
   // slowest rank makes the others wait for inside it.

@@ -1,19 +1,31 @@
 #pragma once
+#include <algorithm>
 #include <array>
 #include <chrono>
 
 namespace tessera {
 
 // Wall time per phase of the step, for the performance summary.
-enum class Phase { kPair, kNeighbor, kIntegrate, kCommunicate, kOutput, kOther, kCount };
+// kWait is the time spent blocked until other ranks arrive (see
+// Communicator::waited_seconds), taken out of whichever phase it happened
+// in (halo handshakes in kCommunicate, the displacement check's reduction
+// in kNeighbor, thermo sums in kOutput); it is never started directly.
+enum class Phase { kPair, kNeighbor, kIntegrate, kCommunicate, kWait, kOutput, kOther, kCount };
 const char* phase_name(Phase p);
+// Work a rank does by itself, whose imbalance makes the others wait.
+inline bool is_compute(Phase p) { return p != Phase::kCommunicate && p != Phase::kWait && p != Phase::kOutput; }
 
 class PhaseTimers {
  public:
   using Clock = std::chrono::steady_clock;
+  // `waited` counts the seconds spent blocked in communication (owned by
+  // the communicator, which outlives the timers); what it grew by during an
+  // interval is booked as kWait instead of the running phase.
+  void attach_wait_counter(const double* waited) { waited_ = waited; }
   void start(Phase p) {
     current_ = p;
     t0_ = Clock::now();
+    w0_ = waited_ ? *waited_ : 0.0;
   }
   // Stops the running phase and starts the next one.
   void next(Phase p) {
@@ -22,7 +34,14 @@ class PhaseTimers {
   }
   void stop() {
     const auto t = Clock::now();
-    seconds_[static_cast<int>(current_)] += std::chrono::duration<double>(t - t0_).count();
+    double dt = std::chrono::duration<double>(t - t0_).count();
+    if (waited_) {
+      const double dw = std::min(std::max(*waited_ - w0_, 0.0), dt);
+      seconds_[static_cast<int>(Phase::kWait)] += dw;
+      dt -= dw;
+      w0_ = *waited_;
+    }
+    seconds_[static_cast<int>(current_)] += dt;
     t0_ = t;
   }
   double seconds(Phase p) const { return seconds_[static_cast<int>(p)]; }
@@ -36,6 +55,8 @@ class PhaseTimers {
   std::array<double, static_cast<int>(Phase::kCount)> seconds_{};
   Phase current_ = Phase::kOther;
   Clock::time_point t0_ = Clock::now();
+  const double* waited_ = nullptr;
+  double w0_ = 0;
 };
 
 }  // namespace tessera

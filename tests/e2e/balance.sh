@@ -114,6 +114,39 @@ check "balanced, restart: thermo identical" cmp -s straight.csv split.csv
 check "balanced, restart: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
   straight.ckpt/ckpt-000000000200.h5 split.ckpt/ckpt-000000000200.h5
 
+# Wait time: the same film moved into the lower half of the box, on two
+# ranks split at mid-height, so rank 1 owns no atom. Time blocked until the
+# other rank arrives is reported as Wait, not hidden in the phase whose
+# reduction it was spent in (the displacement check in Neighbor, thermo sums
+# in Output), so the empty rank's compute is near zero, and its wall time,
+# the loaded rank's compute, shows up as Wait (or inside Communicate's
+# transfers, which also wait for the partner).
+$py - <<'PY'
+lines = open("slab.data").read().split("\n")
+out, atoms = [], False
+for line in lines:
+    f = line.split()
+    if atoms and len(f) == 5:
+        f[4] = repr(float(f[4]) - 0.8 * float(lines[6].split()[1]))  # L up -> 0.2 L up
+        line = " ".join(f)
+    atoms = atoms or line.startswith("Atoms")
+    out.append(line)
+open("low.data", "w").write("\n".join(out))
+PY
+deck skew 300 "decomposition: [1, 1, 2]"
+sed -i -e 's/slab.data/low.data/' -e '/^decomposition: \[1, 1, 4\]/d' skew.yaml
+mpi 2 skew.yaml > skew.out 2>&1
+check "film in one half, 2 ranks: exit 0" test $? -eq 0
+check "film in one half: one rank holds every atom" \
+  awk '/^Per rank/ { t = 1 } t && $1 == "Atoms" { exit !($2 == 0 && $4 == 2048) }' skew.out
+check "film in one half: Wait in the phase table and the per-rank table" \
+  bash -c "grep -Eq '^Wait +[0-9.]+ +[0-9.]+$' skew.out && awk '/^Per rank/ { t = 1 } t && \$1 == \"Wait\" { f = 1 } END { exit !f }' skew.out"
+check "film in one half: the empty rank computes < 10% of the loaded one" \
+  awk '/^Per rank/ { t = 1 } t && $1 == "Compute" { exit !($2 < 0.1 * $4) }' skew.out
+check "film in one half: Wait + Communicate (max) >= 0.8 x the loaded rank's compute" \
+  awk '/^Per rank/ { t = 1 } t && $1 == "Wait" { w = $4 } t && $1 == "Communicate" { c = $4 }
+       t && $1 == "Compute" { busy = $4 } END { exit !(w + c >= 0.8 * busy && busy > 0) }' skew.out
+
 # Bad settings are refused with the key.
 deck bad 10 "load_balance: {every: 20, by: luck}"
 "$bin" validate bad.yaml > bad.out 2>&1
