@@ -28,6 +28,7 @@
 #include "run/stop_request.hpp"
 #include "run/summary.hpp"
 #include "system/build_system.hpp"
+#include "telemetry/nvml.hpp"
 
 using namespace tessera;
 
@@ -87,15 +88,29 @@ int cmd_info() {
   fmt::print("MPI        {}\n", mpi_library_version());
   fmt::print("OpenMP     {} threads available\n", omp_get_max_threads());
   fmt::print("CPU kernel {} (best this CPU runs: {}; TESSERA_SIMD=scalar|avx2|avx512 chooses)\n",
-             simd_name(simd_level()), simd_supported(SimdLevel::kAvx512) ? "avx512"
-                                      : simd_supported(SimdLevel::kAvx2)  ? "avx2"
-                                                                         : "scalar");
+             simd_name(simd_level()),
+             simd_supported(SimdLevel::kAvx512) ? "avx512"
+             : simd_supported(SimdLevel::kAvx2) ? "avx2"
+                                                : "scalar");
   fmt::print("CUDA       {}{}\n", r.cuda_built ? "built in; " : "", r.runtime);
   if (r.devices.empty()) fmt::print("GPUs       none usable: {}\n", r.none_because);
   for (const DeviceInfo& d : r.devices)
     fmt::print("GPU {}      {}, {:.1f} GiB, compute capability {}.{}: {}\n", d.index, d.name,
                static_cast<double>(d.memory_bytes) / (1 << 30), d.major, d.minor,
                d.why_not.empty() ? std::string("usable") : "not usable: " + d.why_not);
+  const Nvml& nvml = Nvml::system();
+  if (!nvml.available())
+    fmt::print("NVML       not available ({}): no GPU telemetry\n", nvml.why_not());
+  else
+    fmt::print("NVML       driver {}, {} GPU{}\n", nvml.driver_version(), nvml.device_count(),
+               nvml.device_count() == 1 ? "" : "s");
+  for (int g = 0; g < nvml.device_count(); ++g)
+    if (const auto s = nvml.sample(g))
+      fmt::print("  GPU {}    {}: {}% busy, {} C, {}\n", g, s->name, s->utilisation_pct, s->temperature_c,
+                 s->memory_total_bytes == 0
+                     ? std::string("memory not reported")
+                     : fmt::format("{:.0f} of {:.0f} MiB in use", static_cast<double>(s->memory_used_bytes) / (1 << 20),
+                                   static_cast<double>(s->memory_total_bytes) / (1 << 20)));
   fmt::print("Backend    auto runs on: {}\n",
              r.first_usable() ? "the CPU (the CUDA backend is not in this version yet)" : "the CPU");
   return kExitOk;

@@ -69,6 +69,16 @@ check "plan: nodes must divide GPUs (exit 2)" test $? -eq 2
 check "info exits 0" test $? -eq 0
 check "info names the build" grep -Eq "^Tessera    .*CUDA (on, architectures|off)" info.txt
 check "info lists the GPUs or says why there is none" grep -Eq "^(GPU [0-9]+ +.*compute capability|GPUs       none usable: .+)" info.txt
+check "info says whether NVML (GPU telemetry) is there, and why not" \
+  grep -Eq "^NVML       (driver .+, [0-9]+ GPUs?|not available \(.+\): no GPU telemetry)$" info.txt
+# With a stand-in NVML library (tests/unit/fake_nvml.c) on the library path,
+# info reads the telemetry through it as it would through the driver's.
+if [ -n "${3:-}" ]; then
+  LD_LIBRARY_PATH="$3" "$bin" info > info-nvml.txt 2>&1
+  check "info with NVML: driver and count" grep -q "^NVML       driver 999.1.fake, 2 GPUs$" info-nvml.txt
+  check "info with NVML: per-GPU telemetry" grep -q "^  GPU 0    Fake \"Quoted\" GPU: 40% busy, 55 C, 1536 of 81920 MiB in use$" info-nvml.txt
+  check "info with NVML: a reading the driver refuses is said so" grep -q "^  GPU 1    Fake GPU B: 41% busy, 56 C, memory not reported$" info-nvml.txt
+fi
 sed -e 's/steps: 100/steps: 10/' -e 's/file: lj-melt.thermo.csv/file: auto.csv/' "$src/inputs/lj-melt.yaml" > auto.yaml
 "$bin" run auto.yaml --backend cuda > cuda.out 2> cuda.err
 check "backend cuda without a usable CUDA backend: exit 2" test $? -eq 2
