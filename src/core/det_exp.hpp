@@ -1,0 +1,70 @@
+#pragma once
+// exp(x) from basic IEEE operations only (+, -, *, integer shifts), so that
+// it gives the same bits wherever it runs: scalar or vectorised by the
+// compiler (AVX2, AVX-512), and on the GPU once built without fused
+// multiply-adds. The C library's exp may differ in the last bit between
+// versions and has no vector form here without -ffast-math; this one
+// vectorises inside the pair kernel's lane loops.
+//
+// Method: x = k ln2 + r with k = round(x / ln2) and |r| <= ln2 / 2 (ln2
+// split in two so that k * ln2_hi is exact, Cody & Waite 1980); exp(r) by
+// its Taylor series to r^13 (truncation below 1e-17 relative on that range);
+// then 2^k applied in two halves so that no intermediate scale overflows and
+// results near the subnormal range are rounded once. Error: within 2 ulp of
+// the exact value (tests/unit/det_exp_test.cpp). exp(x) = +inf for
+// x > 709.78, 0 for x < -745.2, NaN for NaN.
+//
+// Requires no contraction of a * b + c into fma (-ffp-contract=off for the
+// CPU kernels; nvcc's -fmad=false when the CUDA backend uses it).
+#include <cstdint>
+#include <cstring>
+
+#include "core/host_device.hpp"
+
+namespace tessera {
+
+TESSERA_HD inline double det_exp(double x) {
+  // Keeps k inside what the two-step scaling can represent; beyond these
+  // bounds the result is already inf or 0.
+  x = x > 710.0 ? 710.0 : x;
+  x = x < -746.0 ? -746.0 : x;
+  constexpr double kLog2e = 1.4426950408889634074;
+  constexpr double kShift = 6755399441055744.0;          // 1.5 * 2^52: adding it rounds to an integer
+  constexpr double kLn2Hi = 6.93147180369123816490e-01;  // 32 significant bits
+  constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  const double t = x * kLog2e + kShift;
+  const double kd = t - kShift;
+  const double r = (x - kd * kLn2Hi) - kd * kLn2Lo;
+  // Horner, highest power first: 1/13!, 1/12!, ..., 1/2!, 1, 1.
+  double p = 1.6059043836821614599e-10;
+  p = p * r + 2.0876756987868098979e-09;
+  p = p * r + 2.5052108385441718775e-08;
+  p = p * r + 2.7557319223985890653e-07;
+  p = p * r + 2.7557319223985890653e-06;
+  p = p * r + 2.4801587301587301587e-05;
+  p = p * r + 1.9841269841269841270e-04;
+  p = p * r + 1.3888888888888888889e-03;
+  p = p * r + 8.3333333333333333333e-03;
+  p = p * r + 4.1666666666666666667e-02;
+  p = p * r + 1.6666666666666666667e-01;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  // k from the low bits of t (t = 1.5 * 2^52 + k exactly).
+  std::uint64_t tb, sb;
+  std::memcpy(&tb, &t, sizeof tb);
+  std::memcpy(&sb, &kShift, sizeof sb);
+  const std::int64_t k = static_cast<std::int64_t>(tb - sb);
+  // 2^k as 2^k1 * 2^k2, each within the normal exponent range; shifts on
+  // non-negative values only (AVX2 has no 64-bit arithmetic shift).
+  const std::int64_t k1 = static_cast<std::int64_t>(static_cast<std::uint64_t>(k + 2048) >> 1) - 1024;
+  const std::int64_t k2 = k - k1;
+  const std::uint64_t b1 = static_cast<std::uint64_t>(k1 + 1023) << 52;
+  const std::uint64_t b2 = static_cast<std::uint64_t>(k2 + 1023) << 52;
+  double s1, s2;
+  std::memcpy(&s1, &b1, sizeof s1);
+  std::memcpy(&s2, &b2, sizeof s2);
+  return p * s1 * s2;
+}
+
+}  // namespace tessera
