@@ -100,6 +100,18 @@ struct TrajectorySpec {
   bool enabled() const { return !file.empty(); }
 };
 
+// A text trajectory for viewers (output.dump: LAMMPS dump custom; output.xyz:
+// extended XYZ) every `every` steps. Columns in a fixed order whatever the
+// order of `fields`, so a restarted run can check it continues the same file.
+struct ExportSpec {
+  long every = 0;
+  std::string file;  // empty: none
+  bool position = true, unwrapped = false, image = false, velocity = false, force = false;
+  std::vector<std::string> species;  // xyz: a name per type (type 1 first); empty: the type numbers
+  DeckLocation species_at;
+  bool enabled() const { return !file.empty(); }
+};
+
 // Live metrics: one JSON object per line every `every` steps and/or
 // `every_seconds`, for dashboards and `tail -f`.
 struct MetricsSpec {
@@ -135,6 +147,8 @@ struct Deck {
   CheckpointSpec checkpoint;
   TrajectorySpec trajectory;
   MetricsSpec metrics;
+  ExportSpec dump;
+  ExportSpec xyz;
   std::string restart;                        // "" (fresh), "auto", or a checkpoint file
   std::array<int, 3> decomposition{0, 0, 0};  // ranks per axis; 0: chosen
   DeckLocation decomposition_at;

@@ -75,6 +75,15 @@ std::vector<std::string> build_table() {
       "output.metrics.every",
       "output.metrics.every_seconds",
       "output.metrics.file",
+      "output.dump",
+      "output.dump.every",
+      "output.dump.file",
+      "output.dump.fields",
+      "output.xyz",
+      "output.xyz.every",
+      "output.xyz.file",
+      "output.xyz.fields",
+      "output.xyz.species",
   };
   // Each registered potential brings its own coefficient names.
   for (const auto& style : pair_styles())

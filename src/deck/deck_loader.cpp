@@ -334,6 +334,55 @@ TrajectorySpec read_trajectory(const YamlSection& s) {
   return t;
 }
 
+// output.dump and output.xyz. Both need coordinates (viewers place atoms by
+// them); extended XYZ has one `pos` column, so it takes one kind.
+ExportSpec read_export(const YamlSection& s, bool xyz) {
+  s.only();
+  ExportSpec e;
+  e.every = s.integer("every");
+  if (e.every <= 0) s.fail("every", fmt::format("must be positive, got {}", e.every));
+  e.file = s.string("file");
+  if (e.file.empty()) s.fail("file", "must name a file");
+  if (s.has("fields")) {
+    const YAML::Node f = s.node("fields");
+    const DeckLocation at = s.where("fields");
+    if (!f.IsSequence() || f.size() == 0) throw_at(at, "expected a non-empty list such as [position, velocity]");
+    e.position = false;
+    for (const auto& item : f) {
+      const DeckLocation item_at = location_of(item, s.file(), s.key_path("fields"));
+      const std::string name = item.IsScalar() ? item.Scalar() : std::string();
+      bool* flag = name == "position"    ? &e.position
+                   : name == "unwrapped" ? &e.unwrapped
+                   : name == "image"     ? &e.image
+                   : name == "velocity"  ? &e.velocity
+                   : name == "force"     ? &e.force
+                                         : nullptr;
+      if (!flag)
+        throw_at(item_at, fmt::format("unknown field '{}' (known: position, unwrapped, image, velocity, force)", name));
+      if (*flag) throw_at(item_at, fmt::format("field '{}' is listed twice", name));
+      *flag = true;
+    }
+    if (!e.position && !e.unwrapped) throw_at(at, "needs 'position' or 'unwrapped': viewers place atoms by them");
+    if (xyz && e.position && e.unwrapped)
+      throw_at(at, "give 'position' or 'unwrapped', not both: extended XYZ has one 'pos' column");
+  }
+  if (s.has("species")) {
+    const YAML::Node n = s.node("species");
+    e.species_at = s.where("species");
+    if (!n.IsSequence() || n.size() == 0)
+      throw_at(e.species_at, "expected a list of names, one per atom type: [Ar, Kr, ...]");
+    for (std::size_t k = 0; k < n.size(); ++k) {
+      const DeckLocation ak = location_of(n[k], s.file(), fmt::format("{}[{}]", e.species_at.key, k));
+      const std::string name = n[k].IsScalar() ? n[k].Scalar() : std::string();
+      // A name is one whitespace-separated column of the file.
+      if (name.empty() || name.find_first_of(" \t\r\n\"'=:") != std::string::npos)
+        throw_at(ak, fmt::format("'{}' is not usable as a species name (one word, no quotes, '=' or ':')", name));
+      e.species.push_back(name);
+    }
+  }
+  return e;
+}
+
 MetricsSpec read_metrics(const YamlSection& s) {
   s.only();
   MetricsSpec m;
@@ -400,6 +449,8 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     if (out.has("checkpoint")) d.checkpoint = read_checkpoint(out.section("checkpoint"));
     if (out.has("trajectory")) d.trajectory = read_trajectory(out.section("trajectory"));
     if (out.has("metrics")) d.metrics = read_metrics(out.section("metrics"));
+    if (out.has("dump")) d.dump = read_export(out.section("dump"), false);
+    if (out.has("xyz")) d.xyz = read_export(out.section("xyz"), true);
   }
   if (top.has("decomposition")) {
     const YAML::Node n = top.node("decomposition");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/text_output.hpp"
 
 namespace tessera {
 
@@ -26,32 +27,24 @@ double resident_mib() {
   return -1;
 }
 
-namespace {
-
-// The lines of a metrics file with "step" <= resume_step (each line starts
-// with {"step": N).
-std::string lines_up_to(const std::string& path, long resume_step) {
-  std::ifstream in(path);
-  std::string line, kept;
-  while (std::getline(in, line)) {
-    long step = 0;
-    if (std::sscanf(line.c_str(), "{\"step\": %ld", &step) == 1 && step <= resume_step) kept += line + "\n";
-  }
-  return kept;
-}
-
-}  // namespace
-
 MetricsWriter::MetricsWriter(const MetricsSpec& spec, const Simulation& sim, long resume_step)
     : spec_(spec), last_step_(sim.step()), last_time_(Clock::now()) {
   for (int p = 0; p < static_cast<int>(Phase::kCount); ++p)
     last_phase_[p] = sim.timers().seconds(static_cast<Phase>(p));
   if (sim.comm().rank() != 0) return;
-  const std::string keep = resume_step >= 0 ? lines_up_to(spec.file, resume_step) : std::string();
-  file_ = std::fopen(spec.file.c_str(), "w");
-  if (!file_) throw IoError(fmt::format("output.metrics.file: cannot open {}: {}", spec.file, std::strerror(errno)));
-  std::fputs(keep.c_str(), file_);
-  std::fflush(file_);
+  if (resume_step < 0) {
+    file_ = create_text(spec.file, "output.metrics.file");
+    return;
+  }
+  // Each line starts with {"step": N.
+  LineScanner in(spec.file);
+  const std::uint64_t keep = bytes_through_step(in, resume_step, [](LineScanner& s) -> std::optional<long> {
+    std::string line;
+    long step = 0;
+    if (!s.next(line) || std::sscanf(line.c_str(), "{\"step\": %ld", &step) != 1) return std::nullopt;
+    return step;
+  });
+  file_ = append_after(spec.file, keep, "output.metrics.file");
 }
 
 MetricsWriter::~MetricsWriter() {

@@ -9,8 +9,10 @@
 #include "core/error.hpp"
 #include "io/checkpoint_folder.hpp"
 #include "io/durable_file.hpp"
+#include "io/extxyz_writer.hpp"
 #include "io/h5.hpp"
 #include "io/h5md_writer.hpp"
+#include "io/lammps_dump_writer.hpp"
 
 namespace tessera {
 
@@ -80,6 +82,7 @@ RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step
     }
     if (resume_step >= 0) last_checkpoint_step_ = resume_step;
   }
+  open_text_trajectories(sim, resume_step);
   if (deck.trajectory.enabled()) {
     const AtomStore& a = sim.atoms();
     const RowsById types = gather_rows_by_id(sim, 1, [&](std::size_t i, double* out) { out[0] = a.type[i]; });
@@ -95,6 +98,26 @@ RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step
 }
 
 RunOutputs::~RunOutputs() = default;
+
+void RunOutputs::open_text_trajectories(const Simulation& sim, long resume_step) {
+  if (!deck_.dump.enabled() && !deck_.xyz.enabled()) return;
+  const AtomStore& a = sim.atoms();
+  const RowsById types = gather_rows_by_id(sim, 1, [&](std::size_t i, double* out) { out[0] = a.type[i]; });
+  // A file this run cannot continue is refused on rank 0; every rank must
+  // stop with its message rather than wait for rank 0 in the first step.
+  std::string refused;
+  if (root_) {
+    const std::vector<std::int32_t> type(types.values.begin(), types.values.end());
+    try {
+      if (deck_.dump.enabled()) dump_ = std::make_unique<LammpsDumpWriter>(deck_.dump, types.id, type, resume_step);
+      if (deck_.xyz.enabled()) xyz_ = std::make_unique<ExtxyzWriter>(deck_.xyz, types.id, type, resume_step);
+    } catch (const InputError& e) {
+      refused = e.what();
+    }
+  }
+  refused = sim.comm().broadcast_text(refused);
+  if (!refused.empty()) throw InputError(refused);
+}
 
 void RunOutputs::write_frame(const Simulation& sim) {
   const TrajectorySpec& t = deck_.trajectory;
@@ -126,12 +149,49 @@ void RunOutputs::write_frame(const Simulation& sim) {
   }
 }
 
+void RunOutputs::write_text_frames(const Simulation& sim) {
+  const long step = sim.step();
+  const ExportSpec& d = deck_.dump;
+  const ExportSpec& x = deck_.xyz;
+  const bool dump = d.enabled() && step % d.every == 0, xyz = x.enabled() && step % x.every == 0;
+  if (!dump && !xyz) return;
+  // Gathered apart from the H5MD frame: formatting text costs far more than
+  // a second gather at a step both sample, and the outputs stay independent.
+  const bool pos = (dump && (d.position || d.unwrapped)) || (xyz && (x.position || x.unwrapped));
+  const bool img = (dump && (d.image || d.unwrapped)) || (xyz && (x.image || x.unwrapped));
+  const bool vel = (dump && d.velocity) || (xyz && x.velocity);
+  const bool force = (dump && d.force) || (xyz && x.force);
+  const AtomStore& a = sim.atoms();
+  RowsById p, v, f, n;
+  if (pos) p = gather_xyz(sim, a.x, a.y, a.z);
+  if (vel) v = gather_xyz(sim, a.vx, a.vy, a.vz);
+  if (force) f = gather_xyz(sim, a.fx, a.fy, a.fz);
+  if (img) n = gather_xyz(sim, a.ix, a.iy, a.iz);
+  if (!root_) return;
+  const std::vector<std::int32_t> image(n.values.begin(), n.values.end());
+  TrajectoryFrame frame;
+  frame.step = step;
+  frame.time = sim.time();
+  frame.box = sim.box();
+  if (pos) frame.position = &p.values;
+  if (vel) frame.velocity = &v.values;
+  if (force) frame.force = &f.values;
+  if (img) frame.image = &image;
+  for (TextTrajectory* w : {dump ? dump_.get() : nullptr, xyz ? xyz_.get() : nullptr}) {
+    if (!w) continue;
+    w->write_frame(frame);
+    if (verbose_) fmt::print("Frame {} of {} written at step {}\n", w->frames(), w->path(), step);
+  }
+}
+
 void RunOutputs::write_checkpoint_now(const Simulation& sim) {
   // Thermo lines and frames reach the disk before the checkpoint that vouches
   // for them, so a resume from it never finds them missing.
   if (root_) {
     if (trajectory_) trajectory_->flush();
     if (deck_.trajectory.enabled()) fsync_file(deck_.trajectory.file);
+    if (dump_) dump_->sync();
+    if (xyz_) xyz_->sync();
     if (!deck_.thermo.file.empty()) fsync_file(deck_.thermo.file);
   }
   const std::string path = checkpoint_path(deck_.checkpoint.path, sim.step());
@@ -159,11 +219,13 @@ void RunOutputs::write_checkpoint_now(const Simulation& sim) {
 
 void RunOutputs::initial(const Simulation& sim) {
   if (deck_.trajectory.enabled()) write_frame(sim);
+  write_text_frames(sim);
 }
 
 bool RunOutputs::after_step(const Simulation& sim, bool last) {
   const long step = sim.step();
   if (deck_.trajectory.enabled() && step % deck_.trajectory.every == 0) write_frame(sim);
+  write_text_frames(sim);
   if (stop_ && !last) {
     stop_reason_ = stop_->check();
     // All ranks stop at the same step, whichever saw the signal or deadline.

@@ -9,10 +9,12 @@
 namespace tessera {
 
 class H5mdWriter;
+class TextTrajectory;
 
-// Checkpoints and the H5MD trajectory, called by the step loop after each
-// step. Opened before the first step, so a path that cannot be written fails
-// at start-up, not hours into the run.
+// Checkpoints, the H5MD trajectory and the text trajectories (LAMMPS dump,
+// extended XYZ), called by the step loop after each step. Opened before the
+// first step, so a path that cannot be written fails at start-up, not hours
+// into the run.
 class RunOutputs : public StepHook {
  public:
   // resume_step: the checkpoint step a restarted run continues from, or -1.
@@ -35,9 +37,12 @@ class RunOutputs : public StepHook {
  private:
   void write_checkpoint_now(const Simulation& sim);
   void write_frame(const Simulation& sim);
+  void open_text_trajectories(const Simulation& sim, long resume_step);
+  void write_text_frames(const Simulation& sim);
 
   const Deck& deck_;
   std::unique_ptr<H5mdWriter> trajectory_;
+  std::unique_ptr<TextTrajectory> dump_, xyz_;
   const StopPolicy* stop_;
   bool root_ = true;  // rank 0: the one that writes files
   bool verbose_ = false;

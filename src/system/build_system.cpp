@@ -16,6 +16,11 @@ BuiltSystem build_system(const Deck& deck) {
     throw_at(spec.read_data_at,
              fmt::format("the deck says {} atom types, the data file has {}", spec.ntypes, s.atoms.ntypes));
 
+  const ExportSpec& xyz = deck.xyz;
+  if (!xyz.species.empty() && static_cast<int>(xyz.species.size()) != s.atoms.ntypes)
+    throw_at(xyz.species_at,
+             fmt::format("{} names for the {} atom type(s) of the system", xyz.species.size(), s.atoms.ntypes));
+
   // Every type pair must have coefficients; the largest cutoff sets the halo.
   const auto table = resolve_pair_table(deck.potential, s.atoms.ntypes);
   double cut = 0;

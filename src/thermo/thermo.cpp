@@ -4,10 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/text_output.hpp"
 
 namespace tessera {
 
@@ -70,52 +70,30 @@ ThermoValues thermo_values(long step, const ThermoSums& s, long long natoms, dou
 
 namespace {
 constexpr const char* kThermoHeader = "step,temp,pe,ke,etotal,press";
-
-// The lines of an existing thermo CSV up to and including `last_step`, or
-// nothing if the file does not exist. A file that is not ours is refused
-// rather than overwritten.
-std::string thermo_lines_until(const std::string& path, long last_step) {
-  std::ifstream in(path);
-  if (!in) return {};
-  std::string line, kept;
-  long lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (lineno == 1) {
-      if (line != kThermoHeader)
-        throw InputError(
-            fmt::format("{}:1: output.thermo.file: cannot append: the header is not '{}'", path, kThermoHeader));
-      continue;
-    }
-    const long step = std::strtol(line.c_str(), nullptr, 10);
-    if (step > last_step) break;
-    kept += line;
-    kept += '\n';
-  }
-  return kept;
-}
+constexpr const char* kThermoKey = "output.thermo.file";
 }  // namespace
 
 ThermoWriter::ThermoWriter(const std::string& path, bool screen, bool show_econserve, long resume_step)
     : screen_(screen), econserve_(show_econserve) {
   if (path.empty()) return;
-  std::string kept;
-  if (resume_step >= 0) kept = thermo_lines_until(path, resume_step);
-  // Rewritten through a temporary file: a crash here must not cost the
-  // lines the earlier run wrote.
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) throw IoError(fmt::format("{}: output.thermo.file: cannot open for writing: {}", path, std::strerror(errno)));
-  const bool ok = std::fprintf(f, "%s\n", kThermoHeader) > 0 && std::fputs(kept.c_str(), f) >= 0 && std::fflush(f) == 0;
-  const int err = errno;
-  std::fclose(f);
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw IoError(fmt::format("{}: output.thermo.file: cannot write: {}", path, std::strerror(ok ? errno : err)));
+  std::uint64_t keep = 0;
+  if (resume_step >= 0) {
+    LineScanner in(path);
+    std::string line;
+    if (in.next(line)) {
+      // A file that is not ours is refused rather than overwritten.
+      if (line != kThermoHeader)
+        throw InputError(
+            fmt::format("{}:1: {}: cannot append: the header is not '{}'", path, kThermoKey, kThermoHeader));
+      keep = bytes_through_step(in, resume_step, [&](LineScanner& s) -> std::optional<long> {
+        if (!s.next(line)) return std::nullopt;
+        return std::strtol(line.c_str(), nullptr, 10);
+      });
+    }
   }
-  csv_ = std::fopen(path.c_str(), "a");
-  if (!csv_)
-    throw IoError(fmt::format("{}: output.thermo.file: cannot open for appending: {}", path, std::strerror(errno)));
+  csv_ = resume_step >= 0 ? append_after(path, keep, kThermoKey) : create_text(path, kThermoKey);
+  if (keep == 0 && (std::fprintf(csv_, "%s\n", kThermoHeader) < 0 || std::fflush(csv_) != 0))
+    throw IoError(fmt::format("{}: {}: cannot write: {}", path, kThermoKey, std::strerror(errno)));
 }
 
 ThermoWriter::~ThermoWriter() {

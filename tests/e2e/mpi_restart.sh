@@ -15,10 +15,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-run() {  # run NRANKS DECK [ARGS...]
-  local n=$1; shift
-  if [ "$n" -eq 1 ]; then "$bin" run "$@" --threads 1; else mpirun -np "$n" --oversubscribe "$bin" run "$@" --threads 1; fi
-}
 
 # deck NAME STEPS INTEGRATOR: 2,048 atoms, thermo every 10 steps, a
 # checkpoint every 100 and a frame every 50.
@@ -75,11 +71,11 @@ for case in "nve 2" "langevin 2" "nh 3"; do
   deck "$name-straight" 200 "$integ" "$name-straight"
   deck "$name-first" 100 "$integ" "$name-split"
   deck "$name-second" 200 "$integ" "$name-split"
-  run "$np" "$name-straight.yaml" > "$name-straight.out" 2>&1
+  run_ranks "$np" "$name-straight.yaml" > "$name-straight.out" 2>&1
   check "$name on $np ranks: straight run exits 0" test $? -eq 0
-  run "$np" "$name-first.yaml" > "$name-first.out" 2>&1
+  run_ranks "$np" "$name-first.yaml" > "$name-first.out" 2>&1
   check "$name on $np ranks: first half exits 0" test $? -eq 0
-  run "$np" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
+  run_ranks "$np" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
   check "$name on $np ranks: second half exits 0" test $? -eq 0
   check "$name on $np ranks: restarted from step 100" grep -q "Restarted from $name-split.ckpt/ckpt-000000000100.h5 at step 100" "$name-second.out"
   check "$name on $np ranks: thermo identical" cmp -s "$name-straight.csv" "$name-split.csv"
@@ -98,10 +94,10 @@ for pair in "1 4" "4 2" "3 1"; do
   deck "$name-straight" 200 "$nve" "$name-straight"
   deck "$name-first" 100 "$nve" "$name-split"
   deck "$name-second" 200 "$nve" "$name-split"
-  run "$from" "$name-straight.yaml" > "$name-straight.out" 2>&1
-  run "$from" "$name-first.yaml" > "$name-first.out" 2>&1
+  run_ranks "$from" "$name-straight.yaml" > "$name-straight.out" 2>&1
+  run_ranks "$from" "$name-first.yaml" > "$name-first.out" 2>&1
   check "$from -> $to ranks: first part exits 0" test $? -eq 0
-  run "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
+  run_ranks "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
   check "$from -> $to ranks: continuation exits 0" test $? -eq 0
   check "$from -> $to ranks: restarted at step 100" grep -q "at step 100" "$name-second.out"
   check "$from -> $to ranks: thermo of the straight run to 1e-10" close_thermo "$name-straight.csv" "$name-split.csv" 100
@@ -116,7 +112,7 @@ done
 # A checkpoint that does not fit stops every rank with one message.
 deck other 200 "$nve" other
 sed -i 's/cells: \[8, 8, 8\]/cells: [9, 8, 8]/' other.yaml
-run 2 other.yaml --restart nve-straight.ckpt/ckpt-000000000200.h5 > other.out 2>&1
+run_ranks 2 other.yaml --restart nve-straight.ckpt/ckpt-000000000200.h5 > other.out 2>&1
 check "a checkpoint of another system on 2 ranks: exit 2" test $? -eq 2
 check "a checkpoint of another system on 2 ranks: one message" test "$(grep -c 'does not fit the deck' other.out)" -eq 1
 exit $fail
