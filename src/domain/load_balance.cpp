@@ -48,7 +48,11 @@ RankGrid balance_cuts(const RankGrid& grid, const std::vector<double>& cost, con
     std::vector<double> p = old;
     for (int k = 1; k < n; ++k) {
       const double want = where_cost_reaches(old, cum, cum[n] * k / n);
-      const double step = 0.25 * std::min(old[k] - old[k - 1], old[k + 1] - old[k]);
+      // A fifth of the thinner neighbouring slab: two planes closing in on
+      // one slab from both sides then still pass the one-hop test below
+      // (with a quarter they moved exactly half the new slab and failed it,
+      // so three ranks with the work in the middle never moved).
+      const double step = 0.2 * std::min(old[k] - old[k - 1], old[k + 1] - old[k]);
       p[k] = std::clamp(want, old[k] - step, old[k] + step);
     }
     // Thick enough for the halo: push planes apart where slabs got thin.

@@ -45,9 +45,9 @@ TEST_CASE("planes move toward the work, a bounded step at a time, and converge",
     return cost;
   };
   const RankGrid first = balance_cuts(g, cost_of(g), minf);
-  // The outer planes move in by a quarter of a slab (the cap), not all the way.
-  CHECK(first.cut[2][1] == Approx(0.25 + 0.0625));
-  CHECK(first.cut[2][3] == Approx(0.75 - 0.0625));
+  // The outer planes move in by a fifth of a slab (the cap), not all the way.
+  CHECK(first.cut[2][1] == Approx(0.25 + 0.05));
+  CHECK(first.cut[2][3] == Approx(0.75 - 0.05));
   CHECK(first.cut[2][2] == Approx(0.5));
   g = first;
   for (int k = 0; k < 30; ++k) g = balance_cuts(g, cost_of(g), minf);
@@ -63,4 +63,27 @@ TEST_CASE("no slab gets thinner than the halo needs", "[balance]") {
   for (int c = 0; c < 4; ++c) CHECK(g.cut[2][c + 1] - g.cut[2][c] >= 0.2 * (1 - 1e-12));
   CHECK(g.cut[2][3] <= 0.8 + 1e-12);
   CHECK(g.cut[2][3] > 0.75);  // it did move toward the work
+}
+
+TEST_CASE("three slabs with the work in the middle one: both planes close in", "[balance]") {
+  // The case that once never moved: each plane's capped step was exactly
+  // half of the middle slab it left, which the one-hop test refused.
+  const double minf[3] = {0.05, 0.05, 0.05};
+  RankGrid g = stack(3);
+  const RankGrid first = balance_cuts(g, {90, 1772, 90}, minf);
+  REQUIRE(first.cut[2].size() == 4);
+  CHECK(first.cut[2][1] > 1.0 / 3 + 1e-6);
+  CHECK(first.cut[2][2] < 2.0 / 3 - 1e-6);
+  // Work uniform on [1/3, 2/3]: it converges to even thirds of that.
+  auto cost_of = [](const RankGrid& grid) {
+    std::vector<double> cost;
+    for (int c = 0; c < 3; ++c) {
+      const double lo = grid.cut[2].empty() ? c / 3.0 : grid.cut[2][c];
+      const double hi = grid.cut[2].empty() ? (c + 1) / 3.0 : grid.cut[2][c + 1];
+      cost.push_back(std::max(0.0, std::min(hi, 2.0 / 3) - std::max(lo, 1.0 / 3)));
+    }
+    return cost;
+  };
+  for (int k = 0; k < 40; ++k) g = balance_cuts(g, cost_of(g), minf);
+  CHECK(imbalance(cost_of(g)) < 1.02);
 }
