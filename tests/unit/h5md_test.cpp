@@ -12,26 +12,14 @@
 
 #include "io/h5.hpp"
 #include "io/h5md_writer.hpp"
+#include "test_support.hpp"
 
 using namespace tessera;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh folder per test case, removed afterwards.
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name) {
-    dir = fs::temp_directory_path() / fmt::format("tessera-h5md-{}-{}", name, ::getpid());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-};
+using test::Scratch;
 
 constexpr long long kAtoms = 5;
 const std::vector<std::int64_t> kIds = {3, 7, 10, 11, 20};
