@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 
+#include "analysis/analysis.hpp"
 #include "backend/cpu_simd.hpp"
 #include "comm/communicator.hpp"
 #include "core/build_info.hpp"
@@ -199,10 +200,17 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   const CheckpointState none;  // what the other ranks pass: rank 0 holds the state
   if (!source.empty()) sim.restore(state ? *state : none, source);
   const long resume_step = source.empty() ? -1 : sim.step();
+  MsdOrigin msd_origin;
+  if (!source.empty()) msd_origin = resumed_msd_origin(state ? &*state : nullptr, comm);
   state.reset();
   const std::string banner = run_banner(sim);  // collective: every rank builds it
   if (!talk.quiet) fmt::print("Tessera {}\n{}\n", version_string(), banner);
   if (resume_step >= 0) fmt::print("Restarted from {} at step {}\n", source, resume_step);
+  if (resume_step >= 0 && deck.analysis.msd && msd_origin.step < 0)
+    fmt::print(
+        "analysis.msd: {} holds no MSD origin (the run that wrote it had no analysis.msd): "
+        "displacements are measured from step {}\n",
+        source, resume_step);
   std::fflush(stdout);
   ThermoWriter writer(comm.rank() == 0 ? deck.thermo.file : std::string(), deck.thermo.screen && comm.rank() == 0,
                       deck.integrator.style == IntegratorStyle::kNoseHoover, resume_step);
@@ -211,7 +219,7 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   const StopPolicy stop(g_start, deck.max_walltime, deck.stop_margin,
                         comm.rank() == 0 ? slurm_job_end() : std::nullopt);
   if (const std::string budget = stop.describe(); !budget.empty()) fmt::print("Time budget: {}\n", budget);
-  RunOutputs outputs(deck, sim, resume_step, &stop);
+  RunOutputs outputs(deck, sim, resume_step, &stop, std::move(msd_origin));
   outputs.set_verbose(talk.verbose);
   if (resume_step < 0) {
     sim.setup();

@@ -129,6 +129,30 @@ struct LoadBalanceSpec {
   bool enabled() const { return every > 0; }
 };
 
+// In-engine analysis, written to observables/ of the H5MD trajectory
+// (docs/deck.md, `analysis`). g(r): one histogram of the current
+// configuration per sample, all atoms first, then each requested pair of
+// (centre type, neighbour type).
+struct RdfSpec {
+  long every = 0;
+  int bins = 100;
+  double r_max = 0;  // 0: the largest pair cutoff
+  std::vector<std::array<int, 2>> pairs;
+  DeckLocation r_max_at, pairs_at;
+};
+
+// Mean-squared displacement from the unwrapped positions at the origin
+// step: 0, or the restart from a checkpoint of a run without an MSD.
+struct MsdSpec {
+  long every = 0;
+};
+
+struct AnalysisSpec {
+  std::optional<RdfSpec> rdf;
+  std::optional<MsdSpec> msd;
+  bool enabled() const { return rdf.has_value() || msd.has_value(); }
+};
+
 struct Deck {
   std::string path;
   std::string text;  // the deck as read, kept for checkpoints and logs
@@ -153,6 +177,7 @@ struct Deck {
   std::array<int, 3> decomposition{0, 0, 0};  // ranks per axis; 0: chosen
   DeckLocation decomposition_at;
   LoadBalanceSpec load_balance;
+  AnalysisSpec analysis;
 };
 
 // Reads and checks a deck. Throws InputError naming file, line, column and

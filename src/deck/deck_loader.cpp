@@ -225,6 +225,64 @@ NeighborSpec read_neighbor(const YamlSection& s) {
   return n;
 }
 
+std::vector<std::array<int, 2>> read_type_pairs(const YamlSection& s, const std::string& key) {
+  const YAML::Node list = s.node(key);
+  const DeckLocation at = s.where(key);
+  if (!list.IsSequence() || list.size() == 0)
+    throw_at(at, "expected a list of [centre type, neighbour type] pairs, e.g. [[1, 1], [1, 2]]");
+  std::vector<std::array<int, 2>> pairs;
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const DeckLocation ak = location_of(list[k], s.file(), fmt::format("{}[{}]", at.key, k));
+    if (!list[k].IsSequence() || list[k].size() != 2) throw_at(ak, "expected two atom types [centre, neighbour]");
+    std::array<int, 2> p{};
+    for (int e = 0; e < 2; ++e) {
+      const long long t = to_integer(list[k][e], ak);
+      if (t < 1 || t > 1000) throw_at(ak, fmt::format("atom types go from 1 to 1000, got {}", t));
+      p[e] = static_cast<int>(t);
+    }
+    if (std::find(pairs.begin(), pairs.end(), p) != pairs.end())
+      throw_at(ak, fmt::format("type pair [{}, {}] given twice", p[0], p[1]));
+    pairs.push_back(p);
+  }
+  return pairs;
+}
+
+// g(r) and the MSD go to the H5MD trajectory's observables/, so they need one.
+AnalysisSpec read_analysis(const YamlSection& top, const TrajectorySpec& trajectory) {
+  const YamlSection s = top.section("analysis");
+  s.only();
+  if (!s.has("rdf") && !s.has("msd")) s.fail_here("give 'rdf', 'msd' or both");
+  if (!trajectory.enabled())
+    top.fail("analysis",
+             "needs output.trajectory: g(r) and the MSD are written to the observables/ group of its H5MD file");
+  const auto every = [&](const YamlSection& x) {
+    return x.has("every") ? static_cast<long>(positive_int(x, "every", 1000000000)) : trajectory.every;
+  };
+  AnalysisSpec a;
+  if (s.has("rdf")) {
+    const YamlSection r = s.section("rdf");
+    r.only();
+    RdfSpec rdf;
+    rdf.every = every(r);
+    if (r.has("bins")) rdf.bins = static_cast<int>(positive_int(r, "bins", 100000));
+    if (r.has("r_max")) rdf.r_max = positive(r, "r_max");
+    rdf.r_max_at = r.where("r_max");
+    rdf.pairs_at = r.where("pairs");
+    if (r.has("pairs")) rdf.pairs = read_type_pairs(r, "pairs");
+    // Each thread keeps a histogram of rows x bins while counting.
+    if ((rdf.pairs.size() + 1) * static_cast<std::size_t>(rdf.bins) > 1000000)
+      r.fail("bins", fmt::format("{} bins for {} histograms (all atoms and {} type pairs) exceed 1,000,000", rdf.bins,
+                                 rdf.pairs.size() + 1, rdf.pairs.size()));
+    a.rdf = rdf;
+  }
+  if (s.has("msd")) {
+    const YamlSection m = s.section("msd");
+    m.only();
+    a.msd = MsdSpec{every(m)};
+  }
+  return a;
+}
+
 IntegratorSpec read_integrator(const YamlSection& s) {
   IntegratorSpec in;
   const std::string style = s.string("style");
@@ -473,6 +531,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     if (by != "time" && by != "atoms") lb.fail("by", fmt::format("unknown cost '{}' (known: time, atoms)", by));
     d.load_balance.by_time = by == "time";
   }
+  if (top.has("analysis")) d.analysis = read_analysis(top, d.trajectory);
   d.restart = top.string("restart", "");
   if (!d.restart.empty() && d.restart != "auto")
     top.fail("restart", fmt::format("must be 'auto' (the newest good checkpoint in output.checkpoint.path, or a "

@@ -62,6 +62,11 @@ struct Fd {
   throw CheckpointError(fmt::format("checkpoint {}: {}", path, why));
 }
 
+std::string format_refusal(int format) {
+  return fmt::format("format version {}, but this build reads versions {} to {}", format, kCheckpointOldestFormat,
+                     kCheckpointFormat);
+}
+
 Seal read_and_check_seal(const std::string& path) {
   Fd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -77,8 +82,8 @@ Seal read_and_check_seal(const std::string& path) {
     refuse(path, "cannot read the header");
   Seal seal;
   if (!parse_seal(block, seal)) refuse(path, "not a Tessera checkpoint (no 'TESSERA CHECKPOINT' header)");
-  if (seal.format != kCheckpointFormat)
-    refuse(path, fmt::format("format version {}, but this build reads version {}", seal.format, kCheckpointFormat));
+  if (seal.format < kCheckpointOldestFormat || seal.format > kCheckpointFormat)
+    refuse(path, format_refusal(seal.format));
   if (seal.bytes != size)
     refuse(path, fmt::format("{}: the header records {} bytes but the file has {}",
                              size < seal.bytes ? "truncated" : "has extra bytes", seal.bytes, size));
@@ -145,6 +150,11 @@ void write_contents(hid_t file, const CheckpointState& s) {
     h5::write_attr<std::uint64_t>(g, "key", s.random_key);
     h5::write_attr<std::uint64_t>(g, "counter", s.random_counter);
   }
+  {
+    h5::Handle g = h5::create_group(file, "analysis");
+    h5::write_attr<std::int64_t>(g, "msd_origin_step", s.msd_origin_step);
+    h5::write_array(g, "msd_origin", s.msd_origin, 3);
+  }
 }
 
 // Checks that the arrays describe one consistent system; a checkpoint that
@@ -166,6 +176,15 @@ void check_contents(const std::string& path, const CheckpointState& s) {
   }
   const std::int64_t bad = first_non_finite_atom(s);
   if (bad >= 0) refuse(path, fmt::format("atom {} has a non-finite position, velocity or force", bad));
+  if (!s.msd_origin.empty()) {
+    if (static_cast<long long>(s.msd_origin.size()) != 3 * s.natoms)
+      refuse(path, fmt::format("analysis/msd_origin has {} rows for {} atoms", s.msd_origin.size() / 3, s.natoms));
+    if (s.msd_origin_step < 0 || s.msd_origin_step > s.step)
+      refuse(path, fmt::format("analysis/msd_origin is of step {}, outside 0..{}", s.msd_origin_step, s.step));
+    for (std::size_t k = 0; k < s.msd_origin.size(); ++k)
+      if (!std::isfinite(s.msd_origin[k]))
+        refuse(path, fmt::format("atom {} has a non-finite MSD origin", s.id[k / 3]));
+  }
   constexpr int kMaxRanks = 1 << 22;
   const bool grid_ok = s.rank_grid[0] >= 1 && s.rank_grid[1] >= 1 && s.rank_grid[2] >= 1;
   if (s.nranks < 1 || s.nranks > kMaxRanks || !grid_ok ||
@@ -239,8 +258,9 @@ void write_checkpoint(const std::string& path, const CheckpointState& s) {
   try {
     std::vector<char> image;
     {
-      // ~132 bytes per atom in the datasets, plus the deck and HDF5's metadata.
-      const std::size_t expected = 160 * static_cast<std::size_t>(s.id.size()) + s.deck_text.size() + (256 << 10);
+      // ~132 bytes per atom in the datasets (156 with an MSD origin), plus
+      // the deck and HDF5's metadata.
+      const std::size_t expected = 184 * static_cast<std::size_t>(s.id.size()) + s.deck_text.size() + (256 << 10);
       h5::Handle file = h5::create_memory_file(path, kCheckpointUserblock, expected);
       write_contents(file, s);
       image = h5::file_image(file, kCheckpointUserblock);
@@ -269,9 +289,8 @@ CheckpointState read_checkpoint(const std::string& path) {
   try {
     h5::Handle file = h5::open_file(path, false);
     s.format_version = h5::read_attr<std::int32_t>(file, "format_version");
-    if (s.format_version != kCheckpointFormat)
-      refuse(path,
-             fmt::format("format version {}, but this build reads version {}", s.format_version, kCheckpointFormat));
+    if (s.format_version < kCheckpointOldestFormat || s.format_version > kCheckpointFormat)
+      refuse(path, format_refusal(s.format_version));
     s.creator = h5::read_attr_string(file, "creator");
     {
       h5::Handle g = h5::open_group(file, "state");
@@ -328,6 +347,11 @@ CheckpointState read_checkpoint(const std::string& path) {
       h5::Handle g = h5::open_group(file, "random");
       s.random_key = h5::read_attr<std::uint64_t>(g, "key");
       s.random_counter = h5::read_attr<std::uint64_t>(g, "counter");
+    }
+    if (s.format_version >= 3) {
+      h5::Handle g = h5::open_group(file, "analysis");
+      s.msd_origin_step = static_cast<long>(h5::read_attr<std::int64_t>(g, "msd_origin_step"));
+      s.msd_origin = h5::read_array<double>(g, "msd_origin", -1, 3);
     }
   } catch (const h5::H5Error& e) {
     refuse(path, e.what());

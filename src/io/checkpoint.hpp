@@ -1,6 +1,6 @@
 #pragma once
 // One checkpoint = one HDF5 file holding everything a run needs to continue
-// bitwise exactly. Layout (format 1), all per-atom arrays in global-id order
+// bitwise exactly. Layout (format 3), all per-atom arrays in global-id order
 // so that N ranks can write it and M ranks read it back:
 //
 //   userblock (512 B)   "TESSERA CHECKPOINT" header: format, file size, XXH3
@@ -21,6 +21,12 @@
 //                       owner rank and its slot in that rank's arrays
 //   /integrator  attrs  style; chain_position, chain_velocity (Nose-Hoover)
 //   /random      attrs  key (Langevin seed), counter (the step)
+//   /analysis    attrs  msd_origin_step
+//   /analysis/msd_origin[N,3]
+//                       unwrapped positions the MSD (deck analysis.msd) is
+//                       measured from, those of step msd_origin_step; 0 rows
+//                       without an MSD. Format 2 is format 3 without
+//                       /analysis, and is still read.
 //
 // Every dataset carries its own XXH3 checksum too (attribute xxh3_64).
 #include <array>
@@ -34,7 +40,9 @@
 namespace tessera {
 
 // 2: adds the owner rank of each atom and the rank grid (several ranks).
-constexpr int kCheckpointFormat = 2;
+// 3: adds /analysis/msd_origin.
+constexpr int kCheckpointFormat = 3;
+constexpr int kCheckpointOldestFormat = 2;  // the oldest one still read
 constexpr std::uint64_t kCheckpointUserblock = 512;
 
 struct CheckpointState {
@@ -68,6 +76,12 @@ struct CheckpointState {
   std::vector<double> chain_position, chain_velocity;
   std::uint64_t random_key = 0;
   std::uint64_t random_counter = 0;
+
+  // Unwrapped positions (3 per atom, id order) the MSD is measured from,
+  // and their step, kept by RunOutputs; empty without an MSD. Rank 0 only:
+  // not part of the atoms that move between ranks.
+  std::vector<double> msd_origin;
+  long msd_origin_step = 0;
 };
 
 // Writes `s` to `path` crash-safely (temporary name, fsync, rename, folder

@@ -278,6 +278,12 @@ struct H5mdWriter::Impl {
   Timeline particles;
   Timeline observables;
   std::vector<int> fields;  // indices into kFields, in storage order
+  long resume_step = -1;
+  struct Series {
+    ObservableSeries spec;
+    Timeline line;
+  };
+  std::vector<Series> series;
 
   template <class F>
   auto guarded(F&& f) -> decltype(f()) {
@@ -377,7 +383,9 @@ struct H5mdWriter::Impl {
           fmt::format("it stores the fields [{}], this run writes [{}]", field_list(stored), field_list(wanted)) +
           not_ours);
     particles.open_existing(all, kParticles, particle_names(), particle_types(), particle_rows(), resume_step);
-    if (h5::exists(file, "observables")) {
+    // The thermo group may be missing where analysis series exist: a run
+    // that stopped before its first frame.
+    if (h5::exists(file, "observables/temperature")) {
       Handle obs = h5::open_group(file, "observables");
       observables.open_existing(obs, "observables", observable_names(), observable_types(), observable_rows(),
                                 resume_step);
@@ -386,6 +394,28 @@ struct H5mdWriter::Impl {
   }
 
   void flush() { check_status(H5Fflush(file, H5F_SCOPE_LOCAL), "cannot flush"); }
+
+  Handle observables_group() {
+    return h5::exists(file, "observables") ? h5::open_group(file, "observables")
+                                           : h5::create_group(file, "observables");
+  }
+
+  static std::vector<std::vector<hsize_t>> series_rows(const ObservableSeries& s) {
+    return {std::vector<hsize_t>(s.shape.begin(), s.shape.end())};
+  }
+
+  // A resumed series must describe the same axes, or its old and new samples
+  // would mean different things under one name.
+  static void check_axes(hid_t group, const ObservableSeries& s) {
+    for (const auto& axis : s.axes) {
+      const std::string full = "observables/" + s.name + "/" + axis.name;
+      const auto cols = static_cast<long long>(axis.cols);
+      const bool same = axis.integer.empty() ? h5::read_array<double>(group, axis.name, -1, cols) == axis.real
+                                             : h5::read_array<std::int64_t>(group, axis.name, -1, cols) == axis.integer;
+      if (!same)
+        throw H5Error(fmt::format("'{}' differs from this run's (to start a new trajectory, move it away)", full));
+    }
+  }
 };
 
 H5mdWriter::H5mdWriter(const TrajectorySpec& spec, long long natoms, const std::vector<std::int64_t>& ids,
@@ -395,6 +425,7 @@ H5mdWriter::H5mdWriter(const TrajectorySpec& spec, long long natoms, const std::
   m.path = spec.file;
   m.spec = spec;
   m.natoms = natoms;
+  m.resume_step = resume_step;
   if (natoms < 0 || static_cast<long long>(ids.size()) != natoms || static_cast<long long>(types.size()) != natoms)
     throw std::invalid_argument(
         fmt::format("trajectory {}: {} atoms but {} ids and {} types", m.path, natoms, ids.size(), types.size()));
@@ -445,8 +476,7 @@ void H5mdWriter::write_observables(long step, double time, const ThermoValues& v
     if (!m.observables.open()) {
       // Made on first use: an observables group shorter than the trajectory
       // trips up readers that index it by frame (MDAnalysis does).
-      Handle obs = h5::exists(m.file, "observables") ? h5::open_group(m.file, "observables")
-                                                     : h5::create_group(m.file, "observables");
+      Handle obs = m.observables_group();
       m.observables.create(obs, "observables", Impl::observable_names(), Impl::observable_types(),
                            Impl::observable_rows());
     }
@@ -456,6 +486,51 @@ void H5mdWriter::write_observables(long step, double time, const ThermoValues& v
     m.observables.append(step, time, data);
     m.flush();
   });
+}
+
+int H5mdWriter::add_series(const ObservableSeries& series) {
+  Impl& m = *impl_;
+  Impl::Series added{series, {}};
+  m.guarded([&] {
+    if (m.resume_step < 0 || !h5::exists(m.file, "observables/" + series.name)) return;
+    Handle obs = h5::open_group(m.file, "observables");
+    Impl::check_axes(h5::open_group(obs, series.name), series);
+    added.line.open_existing(obs, "observables", {series.name}, {H5T_NATIVE_DOUBLE}, Impl::series_rows(series),
+                             m.resume_step);
+  });
+  m.series.push_back(std::move(added));
+  return static_cast<int>(m.series.size()) - 1;
+}
+
+void H5mdWriter::write_series(int k, long step, double time, const std::vector<double>& value) {
+  Impl& m = *impl_;
+  Impl::Series& s = m.series.at(static_cast<std::size_t>(k));
+  if (step <= s.line.last_step) return;
+  std::size_t want = 1;
+  for (std::size_t d : s.spec.shape) want *= d;
+  if (value.size() != want)
+    throw std::invalid_argument(fmt::format("trajectory {}: observables/{} at step {}: {} values, expected {}", m.path,
+                                            s.spec.name, step, value.size(), want));
+  m.guarded([&] {
+    if (!s.line.open()) {
+      // Made at the first sample, as the thermo observables are.
+      Handle obs = m.observables_group();
+      s.line.create(obs, "observables", {s.spec.name}, {H5T_NATIVE_DOUBLE}, Impl::series_rows(s.spec));
+      Handle group = h5::open_group(obs, s.spec.name);
+      for (const auto& axis : s.spec.axes) {
+        if (axis.integer.empty())
+          h5::write_array(group, axis.name, axis.real, axis.cols);
+        else
+          h5::write_array(group, axis.name, axis.integer, axis.cols);
+      }
+    }
+    s.line.append(step, time, {value.data()});
+    m.flush();
+  });
+}
+
+long H5mdWriter::series_samples(int k) const {
+  return static_cast<long>(impl_->series.at(static_cast<std::size_t>(k)).line.samples);
 }
 
 void H5mdWriter::flush() {

@@ -10,6 +10,9 @@
 //   particles/all/species   int32[N], particles/all/id int64[N]
 //   observables/{temperature,potential_energy,kinetic_energy,total_energy,pressure}
 //                           double[F'] (energies per atom, as in the thermo output)
+//   observables/<series>    the deck's `analysis` (rdf, msd): double[F''][...],
+//                           each on its own step and time, with fixed datasets
+//                           beside them that label the value's axes
 //   parameters              units="lj"
 // Values are in reduced LJ units. They carry no `unit` attribute: the units
 // module has no symbol for sigma or tau, and MDAnalysis rejects any unit string
@@ -46,6 +49,21 @@ struct TrajectoryFrame {
   const std::vector<std::int32_t>* image = nullptr;
 };
 
+// A time series of its own, observables/<name>/{step, time, value}, with
+// value double[samples][shape...], and fixed datasets in the same group
+// that say what the value's axes are (bin centres, type pairs).
+struct ObservableSeries {
+  struct Axis {
+    std::string name;
+    std::vector<double> real;  // one of these two is used
+    std::vector<std::int64_t> integer;
+    std::size_t cols = 0;  // 0: one-dimensional, else rows of `cols`
+  };
+  std::string name;
+  std::vector<std::size_t> shape;
+  std::vector<Axis> axes;
+};
+
 class H5mdWriter {
  public:
   // Fresh run (resume_step < 0): creates or truncates `spec.file`. Restarted
@@ -69,6 +87,16 @@ class H5mdWriter {
   // Appends one thermo sample to observables/ (same skip rule, its own
   // bookkeeping). Flushes afterwards.
   void write_observables(long step, double time, const ThermoValues& v);
+  // Declares a series; call before its first sample. In a restarted run's
+  // file it must match what is stored (shape and axes; else H5Error), and
+  // samples past the resume step are dropped as for frames. Returns the
+  // number to give write_series.
+  int add_series(const ObservableSeries& series);
+  // Appends one sample (same skip rule as frames, its own bookkeeping),
+  // creating the group at the first. Flushes afterwards.
+  void write_series(int series, long step, double time, const std::vector<double>& value);
+  // Samples stored in that series.
+  long series_samples(int series) const;
   // Hands HDF5's buffers to the OS, so a run killed later leaves a readable file.
   void flush();
   // Frames stored in the particle time series.

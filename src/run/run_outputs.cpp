@@ -72,7 +72,8 @@ RowsById gather_xyz(const Simulation& sim, const std::vector<T>& x, const std::v
 
 }  // namespace
 
-RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step, const StopPolicy* stop)
+RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step, const StopPolicy* stop,
+                       MsdOrigin msd_origin)
     : deck_(deck), stop_(stop), root_(sim.comm().rank() == 0), last_checkpoint_time_(std::chrono::steady_clock::now()) {
   // Rank 0 writes every file: the others send it their atoms.
   if (deck.checkpoint.enabled()) {
@@ -83,6 +84,12 @@ RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step
     if (resume_step >= 0) last_checkpoint_step_ = resume_step;
   }
   open_text_trajectories(sim, resume_step);
+  // Collective, so before rank 0 goes its own way below. A fresh run takes
+  // the MSD origin at step 0 in initial(), after setup() wrapped the atoms.
+  if (deck.analysis.enabled()) {
+    analysis_ = std::make_unique<Analysis>(deck, sim, std::move(msd_origin));
+    if (resume_step >= 0 && analysis_->wants_msd_origin()) analysis_->set_msd_origin(gather_msd_rows(sim));
+  }
   if (deck.trajectory.enabled()) {
     const AtomStore& a = sim.atoms();
     const RowsById types = gather_rows_by_id(sim, 1, [&](std::size_t i, double* out) { out[0] = a.type[i]; });
@@ -91,6 +98,7 @@ RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step
     try {
       trajectory_ =
           std::make_unique<H5mdWriter>(deck.trajectory, sim.natoms(), types.id, type, version_string(), resume_step);
+      if (analysis_) analysis_->declare(*trajectory_);
     } catch (const h5::H5Error& e) {
       throw IoError(fmt::format("output.trajectory.file: {}", e.what()));
     }
@@ -117,6 +125,25 @@ void RunOutputs::open_text_trajectories(const Simulation& sim, long resume_step)
   }
   refused = sim.comm().broadcast_text(refused);
   if (!refused.empty()) throw InputError(refused);
+}
+
+std::vector<double> RunOutputs::gather_msd_rows(const Simulation& sim) const {
+  const AtomStore& a = sim.atoms();
+  return gather_rows_by_id(sim, kMsdRowWidth, [&](std::size_t i, double* out) { msd_row(a, i, sim.box(), out); })
+      .values;
+}
+
+void RunOutputs::sample_analysis(const Simulation& sim) {
+  const long step = sim.step();
+  try {
+    if (analysis_->rdf_due(step)) analysis_->sample_rdf(sim);
+    if (analysis_->msd_due(step)) {
+      const std::vector<double> rows = gather_msd_rows(sim);
+      if (root_) analysis_->sample_msd(step, sim.time(), rows);
+    }
+  } catch (const h5::H5Error& e) {
+    throw IoError(fmt::format("step {}: cannot write the analysis to the trajectory: {}", step, e.what()));
+  }
 }
 
 void RunOutputs::write_frame(const Simulation& sim) {
@@ -195,7 +222,11 @@ void RunOutputs::write_checkpoint_now(const Simulation& sim) {
     if (!deck_.thermo.file.empty()) fsync_file(deck_.thermo.file);
   }
   const std::string path = checkpoint_path(deck_.checkpoint.path, sim.step());
-  const CheckpointState state = sim.capture_state();
+  CheckpointState state = sim.capture_state();
+  if (analysis_ && root_) {
+    state.msd_origin = analysis_->msd_origin();
+    state.msd_origin_step = analysis_->msd_origin_step();
+  }
   // Rank 0 alone holds the atoms; every rank must stop with the same error.
   const long long bad = sim.comm().sum(root_ ? static_cast<long long>(first_non_finite_atom(state)) : 0LL);
   if (bad >= 0 && !root_) throw SimulationError("");  // rank 0 reports it
@@ -220,12 +251,15 @@ void RunOutputs::write_checkpoint_now(const Simulation& sim) {
 void RunOutputs::initial(const Simulation& sim) {
   if (deck_.trajectory.enabled()) write_frame(sim);
   write_text_frames(sim);
+  if (analysis_ && analysis_->wants_msd_origin()) analysis_->set_msd_origin(gather_msd_rows(sim));
+  if (analysis_) sample_analysis(sim);
 }
 
 bool RunOutputs::after_step(const Simulation& sim, bool last) {
   const long step = sim.step();
   if (deck_.trajectory.enabled() && step % deck_.trajectory.every == 0) write_frame(sim);
   write_text_frames(sim);
+  if (analysis_) sample_analysis(sim);
   if (stop_ && !last) {
     stop_reason_ = stop_->check();
     // All ranks stop at the same step, whichever saw the signal or deadline.

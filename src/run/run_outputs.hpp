@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "analysis/analysis.hpp"
 #include "run/simulation.hpp"
 #include "run/stop_request.hpp"
 
@@ -19,7 +20,9 @@ class RunOutputs : public StepHook {
  public:
   // resume_step: the checkpoint step a restarted run continues from, or -1.
   // `stop` (may be null) is asked after every step whether to stop early.
-  RunOutputs(const Deck& deck, const Simulation& sim, long resume_step, const StopPolicy* stop = nullptr);
+  // `msd_origin`: a restarted run's (resumed_msd_origin), for analysis.msd.
+  RunOutputs(const Deck& deck, const Simulation& sim, long resume_step, const StopPolicy* stop = nullptr,
+             MsdOrigin msd_origin = {});
   ~RunOutputs() override;
 
   // The state before the first step of a fresh run (trajectory frame 0).
@@ -39,10 +42,15 @@ class RunOutputs : public StepHook {
   void write_frame(const Simulation& sim);
   void open_text_trajectories(const Simulation& sim, long resume_step);
   void write_text_frames(const Simulation& sim);
+  // The deck's analysis due at this step.
+  void sample_analysis(const Simulation& sim);
+  // Unwrapped positions and types of every atom, by id, on rank 0 (collective).
+  std::vector<double> gather_msd_rows(const Simulation& sim) const;
 
   const Deck& deck_;
   std::unique_ptr<H5mdWriter> trajectory_;
   std::unique_ptr<TextTrajectory> dump_, xyz_;
+  std::unique_ptr<Analysis> analysis_;
   const StopPolicy* stop_;
   bool root_ = true;  // rank 0: the one that writes files
   bool verbose_ = false;

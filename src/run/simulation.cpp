@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "analysis/analysis.hpp"
 #include "core/error.hpp"
 #include "deck/pair_table.hpp"
 #include "deck/yaml_section.hpp"
@@ -37,6 +38,7 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   const auto table = resolve_pair_table(deck_.potential, atoms_.ntypes);
   pair_ = find_pair_style(deck_.potential.style)->make(atoms_.ntypes, table, deck_.potential.shift);
   reach_ = pair_->max_cutoff() + deck_.neighbor.skin;
+  check_analysis(deck_.analysis, pair_->max_cutoff(), box_, atoms_.ntypes);
   integrator_ = Integrator(deck_.integrator, natoms_, &comm_);
   for (std::size_t i = 0; i < atoms_.nlocal; ++i) {
     id_sum_ += static_cast<std::uint64_t>(atoms_.id[i]);

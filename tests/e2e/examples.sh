@@ -9,7 +9,9 @@
 #   morse-heat-ramp  each stage at its own temperature (10%), the potential
 #                    energy rising stage by stage
 #   lj-nvt/nve       the NVE part continues at the NVT step and temperature and
-#                    conserves the total energy (the NVT part does not)
+#                    conserves the total energy (the NVT part does not); its
+#                    in-engine MSD starts at the restart and shows a liquid's
+#                    diffusion, its g(r) a liquid's first peak
 #   lj-sweep         through slurm/temperature-sweep.sbatch (srun stubbed): the
 #                    final temperatures are ordered like the targets, each
 #                    within 10%
@@ -140,6 +142,28 @@ nvt_spread=$(awk -F, 'NR > 1 && $1 >= 500 { if (!n++ || $5 < lo) lo = $5; if ($5
 echo "  nve: max |E - E(1000)| per atom over 1,000 steps: $nve_drift (NVT spread over its last 500 steps: $nvt_spread)"
 check "nve: total energy conserved within 2e-3 per atom" awk -v d="$nve_drift" 'BEGIN { exit !(d < 2e-3) }'
 check "nvt: the thermostatted part does not conserve it (spread > 5e-3)" awk -v d="$nvt_spread" 'BEGIN { exit !(d > 5e-3) }'
+# The engine's g(r) and MSD (deck `analysis`), the MSD from the restart.
+check "nve: the MSD starts at the NVT checkpoint, and the run says so" \
+  grep -q "^analysis.msd: lj-nvt.ckpt/ckpt-000000001000.h5 holds no MSD origin" nve.txt
+$py - > analysis.txt 2>&1 <<'EOF'
+import h5py
+import numpy as np
+f = h5py.File("lj-nve.h5md", "r")
+m = f["observables/msd"]
+assert m["origin_step"][()].tolist() == [1000], m["origin_step"][()]
+assert m["step"][()].tolist() == [1500, 2000], m["step"][()]
+t, msd = m["time"][()], m["value"][:, 0, 3]
+D = (msd[1] - msd[0]) / (t[1] - t[0]) / 6
+g = f["observables/rdf/value"][()].mean(axis=0)[0]
+r = f["observables/rdf/r"][()]
+print(f"  nve: D = {D:.4f} from the MSD slope; g(r) first peak {g.max():.3f} at r = {r[np.argmax(g)]:.3f}")
+# A liquid diffuses (D ~ 0.05; a crystal gives ~0), and its g(r) peaks near
+# 1.07 sigma at ~2.9 (LJ liquid at T = 1, density 0.8442).
+assert 0.02 < D < 0.1, D
+assert 1.0 < r[np.argmax(g)] < 1.15 and 2.5 < g.max() < 3.5, (r[np.argmax(g)], g.max())
+EOF
+check "nve: engine MSD of a liquid (0.02 < D < 0.1), g(r) peak near 1.07 sigma" test $? -eq 0
+cat analysis.txt
 cd .. || exit 1
 
 # --- temperature sweep through the real job script, srun stubbed ---------

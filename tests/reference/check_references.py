@@ -3,7 +3,8 @@
 
 Besides format checks, this recomputes potential energy, forces and pressure
 of every run-0 reference with an independent numpy implementation (minimum
-image, all pairs within the cutoff) and compares against LAMMPS.
+image, all pairs within the cutoff) and compares against LAMMPS, and does the
+same for g(r) of the binary melt at step 0.
 Exits non-zero on any failure. Usage: check_references.py [DIR]
 """
 import math
@@ -167,6 +168,66 @@ def rel(a, b):
     return abs(a - b) / max(1.0, abs(b))
 
 
+def read_rdf_blocks(path):
+    """fix ave/time vector output: per sample 'step rows', then the rows."""
+    with open(path) as f:
+        lines = [l.split() for l in f if not l.startswith("#")]
+    blocks, k = {}, 0
+    while k < len(lines):
+        step, rows = int(lines[k][0]), int(lines[k][1])
+        blocks[step] = np.array(lines[k + 1:k + 1 + rows], dtype=float)
+        k += 1 + rows
+    return blocks
+
+
+def check_analysis():
+    """mix_rdf.txt at step 0 against a numpy minimum-image pair count on
+    mix_melt.data (ordered pairs, ideal-gas normalisation with N_b - [a == b]
+    neighbours); mix_msd.txt for its internal consistency."""
+    print("== mix_rdf.txt, mix_msd.txt")
+    d = read_data("mix_melt.data")
+    a = np.array(d["Atoms"], dtype=float)
+    a = a[np.argsort(a[:, 0])]
+    pos, types = a[:, 2:5], a[:, 1].astype(int)
+    L = d["box"][0][1]
+    blocks = read_rdf_blocks("mix_rdf.txt")
+    check(sorted(blocks) == [0, 50, 100], f"mix_rdf.txt: steps {sorted(blocks)}")
+    table = blocks[0]
+    nbins = len(table)
+    check(table.shape == (50, 13), f"mix_rdf.txt: rows of shape {table.shape}")
+    edges = np.linspace(0.0, RC, nbins + 1)
+    check(np.allclose(table[:, 1], 0.5 * (edges[1:] + edges[:-1]), rtol=1e-14), "mix_rdf.txt: bin centres")
+    shell = 4.0 / 3.0 * np.pi * (edges[1:] ** 3 - edges[:-1] ** 3)
+    count = {0: N_ATOMS, 1: int(np.sum(types == 1)), 2: int(np.sum(types == 2))}
+    hist = {key: np.zeros(nbins) for key in [(0, 0), (1, 1), (1, 2), (2, 1), (2, 2)]}
+    for i in range(N_ATOMS):
+        dx = pos - pos[i]
+        dx -= L * np.round(dx / L)
+        r = np.sqrt(np.sum(dx * dx, axis=1))
+        near = (r < RC) & (np.arange(N_ATOMS) != i)
+        b = np.minimum((r[near] * (nbins / RC)).astype(int), nbins - 1)
+        hist[(0, 0)] += np.bincount(b, minlength=nbins)
+        for t in (1, 2):
+            hist[(types[i], t)] += np.bincount(b[types[near] == t], minlength=nbins)
+    worst = 0.0
+    for col, key in zip((2, 5, 7, 9, 11), [(0, 0), (1, 1), (1, 2), (2, 1), (2, 2)]):
+        c, n = key
+        g = hist[key] / (count[c] * (count[n] - (c == n)) * shell / L ** 3)
+        worst = max(worst, float(np.max(np.abs(g - table[:, col]) / np.maximum(g, 1.0))))
+        coord = np.cumsum(hist[key]) / count[c]
+        worst = max(worst, float(np.max(np.abs(coord - table[:, col + 1]) / np.maximum(coord, 1.0))))
+    print(f"  step 0: numpy pair count vs LAMMPS g(r) and coordination, max rel diff {worst:.2e}")
+    check(worst < 1e-10, f"mix_rdf.txt: numpy g(r) differs by {worst}")
+    m = np.loadtxt("mix_msd.txt", comments="#")
+    check(m.shape == (11, 13) and np.array_equal(m[:, 0], np.arange(0, 101, 10)), f"mix_msd.txt: shape {m.shape}")
+    check(np.all(m[0, 1:] == 0), "mix_msd.txt: MSD at step 0 is not 0")
+    for k in (1, 5, 9):
+        check(np.allclose(m[:, k + 3], m[:, k:k + 3].sum(axis=1), rtol=1e-12), "mix_msd.txt: total != x + y + z")
+    mixed = (count[1] * m[:, 8] + count[2] * m[:, 12]) / N_ATOMS
+    check(np.allclose(m[:, 4], mixed, rtol=1e-12), "mix_msd.txt: all-atom MSD is not the mean of the types'")
+    print(f"  MSD total at step 100: {m[-1, 4]:.6g} (type 1 {m[-1, 8]:.6g}, type 2 {m[-1, 12]:.6g})")
+
+
 def main(ref):
     os.chdir(ref)
     csv_header = "step,temp,pe,ke,etotal,press"
@@ -276,6 +337,8 @@ def main(ref):
               f"max|E-E0| {drift:.2e} (rel {drift / abs(e[0]):.2e}), "
               f"T range [{r[:, 1].min():.4f}, {r[:, 1].max():.4f}]")
         check(drift / abs(e[0]) < NVE_REL_TOL, f"{path}: energy drift {drift}")
+
+    check_analysis()
 
     total = sum(os.path.getsize(p) for p in os.listdir(".") if os.path.isfile(p))
     print(f"== total size of {os.getcwd()}: {total} bytes")

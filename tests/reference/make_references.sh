@@ -46,7 +46,7 @@ run_lmp() {  # run_lmp NAME  -> runs NAME.lmp, log in $TMP/NAME.log
 }
 
 # Remove previous outputs so nothing stale survives.
-rm -f ./*_melt.data ./*_forces.dump ./*_run0.csv ./*_nve_1000.csv
+rm -f ./*_melt.data ./*_forces.dump ./*_run0.csv ./*_nve_1000.csv ./mix_rdf.txt ./mix_msd.txt
 
 echo "melts (1000 steps NVE from T=3.0):"
 for sys in lj morse mix; do
@@ -66,6 +66,9 @@ for sys in lj morse; do
     run_lmp "${sys}_nve"
     "$PYTHON" extract_thermo.py "$TMP/${sys}_nve.log" "${sys}_nve_1000.csv"
 done
+
+echo "g(r) and MSD (100 NVE steps of the binary melt):"
+run_lmp mix_analysis
 
 echo "checking outputs:"
 "$PYTHON" check_references.py "$DIR"

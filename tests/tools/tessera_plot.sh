@@ -62,9 +62,31 @@ check "trajectory observables alone: exit 0" test $? -eq 0
 check "trajectory observables alone: energies.png" valid_png obs/energies.png
 check "--no-rdf writes no rdf.png" test ! -e obs/rdf.png
 
+# The engine's own g(r) and MSD (deck `analysis`): plotted and tabulated as
+# stored, g(r) averaged over the last --rdf-frames samples.
+cp tiny.yaml engine.yaml
+sed -i 's/tiny\./engine./g' engine.yaml
+printf 'analysis:\n  rdf: {bins: 50}\n  msd: {}\n' >> engine.yaml
+"$bin" run engine.yaml --threads 1 > engine-run.txt 2>&1
+check "a run with analysis exits 0" test $? -eq 0
+/usr/bin/python3 "$plot" --trajectory engine.h5md --out engine --rdf-frames 2 > engine.txt 2>&1
+check "with the engine's series: exit 0" test $? -eq 0
+check "engine/rdf-engine.png is a valid PNG" valid_png engine/rdf-engine.png
+check "engine/msd.png is a valid PNG" valid_png engine/msd.png
+check "rdf-engine.csv is the mean of the last 2 samples, msd.csv the stored MSD" /usr/bin/python3 -c "
+import h5py, numpy as np
+f = h5py.File('engine.h5md', 'r')
+g = np.loadtxt('engine/rdf-engine.csv', delimiter=',', skiprows=1)
+want = f['observables/rdf/value'][-2:, 0].mean(axis=0)
+assert g.shape == (50, 2) and np.allclose(g[:, 0], f['observables/rdf/r'][()]) and np.allclose(g[:, 1], want), g.shape
+m = np.loadtxt('engine/msd.csv', delimiter=',', skiprows=1)
+assert open('engine/msd.csv').readline().strip() == 'time,all,type 1'
+assert np.allclose(m[:, 0], f['observables/msd/time'][()]) and np.allclose(m[:, 1:], f['observables/msd/value'][:, :, 3])
+assert m[0, 1] == 0 and m[-1, 1] > 0"
+
 /usr/bin/python3 "$plot" --thermo tiny.yaml --out bad > bad.txt 2>&1
 check "a deck given as thermo CSV: exit 2" test $? -eq 2
 check "... with a message naming the file" grep -q "tiny.yaml: not a Tessera thermo CSV" bad.txt
 
-((fail)) && cat run.txt plot.txt obs.txt
+((fail)) && cat run.txt plot.txt obs.txt engine-run.txt engine.txt
 exit $fail

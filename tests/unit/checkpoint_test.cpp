@@ -191,7 +191,7 @@ TEST_CASE("damaged or foreign checkpoints are refused with the file and the reas
 
   CHECK_THAT(refusal(
                  "version", [](const std::string&) {}, 99),
-             Catch::Contains("format version 99, but this build reads version 2"));
+             Catch::Contains("format version 99, but this build reads versions 2 to 3"));
 
   CHECK_THAT(refusal("missing",
                      [](const std::string& p) {

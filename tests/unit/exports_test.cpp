@@ -13,7 +13,7 @@
 #include "io/extxyz_writer.hpp"
 #include "io/lammps_dump_writer.hpp"
 #include "io/text_output.hpp"
-#include "scratch.hpp"
+#include "test_support.hpp"
 
 using namespace tessera;
 using tessera::test::Scratch;

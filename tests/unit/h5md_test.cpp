@@ -12,13 +12,15 @@
 
 #include "io/h5.hpp"
 #include "io/h5md_writer.hpp"
-#include "scratch.hpp"
+#include "test_support.hpp"
 
 using namespace tessera;
 using tessera::test::Scratch;
 namespace fs = std::filesystem;
 
 namespace {
+
+using test::Scratch;
 
 constexpr long long kAtoms = 5;
 const std::vector<std::int64_t> kIds = {3, 7, 10, 11, 20};

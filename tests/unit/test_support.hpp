@@ -1,7 +1,9 @@
 #pragma once
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -62,6 +64,25 @@ inline std::string replace(std::string s, const std::string& from, const std::st
   if (p == std::string::npos) throw std::logic_error("test text lacks: " + from);
   return s.replace(p, from.size(), to);
 }
+
+// A fresh folder per test case (named after it and the process), removed
+// afterwards.
+struct Scratch {
+  std::filesystem::path dir;
+  explicit Scratch(const std::string& name) {
+    static int made = 0;  // two alive in one process never share a folder
+    dir = std::filesystem::temp_directory_path() / fmt::format("tessera-test-{}-{}-{}", name, ::getpid(), ++made);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  std::string file(const std::string& name) const { return (dir / name).string(); }
+};
 
 inline double rel_diff(double a, double b) {
   const double s = std::abs(a) + std::abs(b);
