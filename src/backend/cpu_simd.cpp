@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/error.hpp"
+
 namespace tessera {
 
 const char* simd_name(SimdLevel level) {
@@ -45,10 +47,10 @@ SimdLevel choose() {
     for (SimdLevel l : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512})
       if (std::string(env) == simd_name(l)) {
         if (!simd_supported(l))
-          throw std::runtime_error(std::string("TESSERA_SIMD=") + env + ": this CPU or build does not support it");
+          throw InputError(std::string("TESSERA_SIMD=") + env + ": this CPU or build does not support it");
         return l;
       }
-    throw std::runtime_error(std::string("TESSERA_SIMD=") + env + ": expected scalar, avx2 or avx512");
+    throw InputError(std::string("TESSERA_SIMD=") + env + ": expected scalar, avx2 or avx512");
   }
   for (SimdLevel l : {SimdLevel::kAvx512, SimdLevel::kAvx2})
     if (simd_supported(l)) return l;

@@ -83,8 +83,11 @@ std::string rank_balance_summary(const Simulation& sim) {
     double sum = v;
     c.sum_in_rank_order(&sum, 1);
     const double lo = -c.max(-v), hi = c.max(v), avg = sum / c.size();
-    s += fmt::format("{:<12} " + std::string(format) + " " + format + " " + format + " {:>8.3f}\n", name, lo, avg, hi,
-                     avg > 0 ? hi / avg : 1.0);
+    // A ratio of values too small to print (an unused phase) means nothing.
+    const double shown = std::string(format).find(".6f") != std::string::npos ? 5e-7 : 0.5;
+    const std::string ratio = hi < shown ? "-" : fmt::format("{:.3f}", avg > 0 ? hi / avg : 1.0);
+    s += fmt::format("{:<12} " + std::string(format) + " " + format + " " + format + " {:>8}\n", name, lo, avg, hi,
+                     ratio);
   };
   double busy = 0;
   for (int p = 0; p < static_cast<int>(Phase::kCount); ++p) {

@@ -97,4 +97,9 @@ else
   check "backend auto, CUDA build: one notice, then the CPU run" grep -Eq "^tessera: (no usable GPU \(.+\)|GPU [0-9]+ .* found, but .*): running on the CPU$" auto.out
 fi
 
+# A misspelt kernel variant is bad input (exit 2), said before anything runs.
+TESSERA_SIMD=sse "$bin" run "$src/inputs/lj-melt.yaml" -q > simd.out 2>&1
+check "TESSERA_SIMD=sse: exit 2" test $? -eq 2
+check "TESSERA_SIMD=sse: says what it takes" grep -q "^tessera: error: TESSERA_SIMD=sse: expected scalar, avx2 or avx512$" simd.out
+
 exit $fail
