@@ -232,6 +232,15 @@ end=$(wait_job "$job" 300)
 check "reference: slurm/cpu-node.sbatch job completes ($end)" test "$end" = COMPLETED
 check "reference: exit code 0" test "$(field "$job" ExitCode)" = 0:0
 [[ -e $work/ref/$final ]] || die "reference: no final checkpoint" "$work/ref/job.out"
+# The time-budget scenarios (3 and 4) are sized from this machine's own speed:
+# each job run gets about a third of the reference's loop time (at least 2 s
+# of stepping), so the run stops and requeues about three times whether the
+# build is optimised or sanitized (5x slower), and the restart cap of 20 is
+# never what ends it. A fixed 3 s budget needed 22 runs under ASan.
+ref_loop=$(sed -n 's/^Loop time of \([0-9.e+-]*\) s for .*/\1/p' "$work/ref/job.out" | tail -n 1)
+[[ -n $ref_loop ]] || die "reference: no 'Loop time' line" "$work/ref/job.out"
+budget=$($py -c "import math, sys; print(max(3, math.ceil(float(sys.argv[1]) / 3) + 1))" "$ref_loop")
+echo "ok   reference loop time ${ref_loop} s: time-budget jobs get max_walltime ${budget} s (stop_margin 1 s)"
 
 # --- 2. USR1 to the batch shell, requeue, continue ------------------------
 mkdir "$work/signal"
@@ -264,10 +273,10 @@ check "signal: the last run reached run.steps" grep -q "requeue-until-done: run 
 same_as_reference "$work/signal" signal
 
 # --- 3. the deck's time budget --------------------------------------------
-# Each job run may last 3 s; tessera stops itself 1 s before (the whole run
-# takes ~8 s on 2 cores, so it stops at least once even on a faster machine).
+# Each job run may last $budget s (above); tessera stops itself 1 s before,
+# so the run stops about three times before it is done.
 mkdir "$work/budget"
-deck "$work/budget/deck.yaml" ", max_walltime: 3, stop_margin: 1"
+deck "$work/budget/deck.yaml" ", max_walltime: $budget, stop_margin: 1"
 job=$(sbatch "${sbatch_opts[@]}" --chdir="$work/budget" --output="$work/budget/job.out" \
   "$src/slurm/requeue-until-done.sbatch" deck.yaml)
 end=$(wait_job "$job" 600)
@@ -287,7 +296,7 @@ same_as_reference "$work/budget" budget
 # MAX_RESTARTS=0: the first stop ends the job with 75 instead of requeueing
 # it; submitting the same line again (without the cap) finishes the run.
 mkdir "$work/cap"
-deck "$work/cap/deck.yaml" ", max_walltime: 3, stop_margin: 1"
+deck "$work/cap/deck.yaml" ", max_walltime: $budget, stop_margin: 1"
 job=$(MAX_RESTARTS=0 sbatch "${sbatch_opts[@]}" --chdir="$work/cap" --output="$work/cap/job-1.out" \
   "$src/slurm/requeue-until-done.sbatch" deck.yaml)
 end=$(wait_job "$job" 300)
