@@ -10,6 +10,8 @@
 
 #include "core/error.hpp"
 #include "io/text_output.hpp"
+#include "telemetry/gpu_binding.hpp"
+#include "telemetry/nvml.hpp"
 
 namespace tessera {
 
@@ -29,6 +31,8 @@ double resident_mib() {
 
 MetricsWriter::MetricsWriter(const MetricsSpec& spec, const Simulation& sim, long resume_step)
     : spec_(spec), last_step_(sim.step()), last_time_(Clock::now()) {
+  const Nvml& nvml = Nvml::system();
+  if (nvml.available()) gpu_ = gpu_for_local_rank(launcher_local_rank().value_or(0), nvml.device_count());
   for (int p = 0; p < static_cast<int>(Phase::kCount); ++p)
     last_phase_[p] = sim.timers().seconds(static_cast<Phase>(p));
   if (sim.comm().rank() != 0) return;
@@ -82,6 +86,7 @@ void MetricsWriter::write(const Simulation& sim) {
   }
   const double mean = sum / static_cast<double>(all.size());
   const double rss = c.max(resident_mib());
+  const std::string gpus = gpu_json(c);
   last_step_ = sim.step();
   last_time_ = now;
   if (!file_) return;
@@ -91,12 +96,27 @@ void MetricsWriter::write(const Simulation& sim) {
   const std::string line = fmt::format(
       "{{\"step\": {}, \"time\": {:.10g}, \"interval_steps\": {}, \"interval_seconds\": {:.6g}, "
       "\"atom_steps_per_second\": {:.6g}, \"seconds_per_phase\": {{{}}}, \"ranks\": {}, "
-      "\"imbalance\": {:.6g}, \"resident_mib_max\": {:.1f}, \"backend\": \"cpu\", \"gpu\": null}}\n",
+      "\"imbalance\": {:.6g}, \"resident_mib_max\": {:.1f}, \"backend\": \"cpu\", \"gpu\": {}}}\n",
       sim.step(), sim.time(), steps, wall, wall > 0 ? static_cast<double>(sim.natoms()) * steps / wall : 0.0, phases,
-      c.size(), mean > 0 ? most / mean : 1.0, rss);
+      c.size(), mean > 0 ? most / mean : 1.0, rss, gpus);
   if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0)
     throw IoError(
         fmt::format("step {}: cannot write output.metrics.file {}: {}", sim.step(), spec_.file, std::strerror(errno)));
+}
+
+std::string MetricsWriter::gpu_json(const Communicator& c) const {
+  std::string mine;
+  if (gpu_ >= 0) {
+    if (const auto g = Nvml::system().sample(gpu_)) mine = fmt::format("{{\"rank\": {}, {}", c.rank(), gpu_sample_json(*g).substr(1));
+  }
+  const std::vector<std::vector<char>> all = c.gather_to_root(std::vector<char>(mine.begin(), mine.end()));
+  std::string list;
+  for (const auto& one : all) {
+    if (one.empty()) continue;
+    list += list.empty() ? "[" : ", ";
+    list.append(one.begin(), one.end());
+  }
+  return list.empty() ? "null" : list + "]";
 }
 
 }  // namespace tessera

@@ -125,11 +125,15 @@ std::string gpu_sample_json(const GpuSample& s) {
     else if (static_cast<unsigned char>(c) >= 0x20)
       name += c;
   }
+  // A device that does not report its memory says so with null, not 0 MiB.
+  const auto mib = [&](std::uint64_t bytes) {
+    return s.memory_total_bytes ? fmt::format("{:.1f}", static_cast<double>(bytes) / (1 << 20)) : std::string("null");
+  };
   return fmt::format(
       "{{\"index\": {}, \"name\": \"{}\", \"utilisation_pct\": {}, \"memory_utilisation_pct\": {}, "
-      "\"temperature_c\": {}, \"memory_used_mib\": {:.1f}, \"memory_total_mib\": {:.1f}}}",
-      s.index, name, s.utilisation_pct, s.memory_utilisation_pct, s.temperature_c,
-      static_cast<double>(s.memory_used_bytes) / (1 << 20), static_cast<double>(s.memory_total_bytes) / (1 << 20));
+      "\"temperature_c\": {}, \"memory_used_mib\": {}, \"memory_total_mib\": {}}}",
+      s.index, name, s.utilisation_pct, s.memory_utilisation_pct, s.temperature_c, mib(s.memory_used_bytes),
+      mib(s.memory_total_bytes));
 }
 
 }  // namespace tessera

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # What a run tells its user while it goes (issue 9, items 2 and 3): progress
 # lines in a log, a live line on a terminal, --quiet and --verbose, and the
-# JSON-lines metrics file (also on 2 ranks and across a restart).
+# JSON-lines metrics file (also on 2 ranks and across a restart), with each
+# rank's GPU as NVML reports it (a stand-in NVML library, FAKE_NVML_DIR).
+#   bash tests/e2e/progress.sh TESSERA_BINARY FAKE_NVML_DIR
 set -uo pipefail
 # shellcheck source=/dev/null
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$(realpath "$1")
+fake_nvml=$(realpath "${2:?usage: progress.sh TESSERA_BINARY FAKE_NVML_DIR}")
 py=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -40,7 +43,10 @@ assert sum(r["interval_steps"] for r in rows) == last - first + 50, "intervals d
 for r in rows:
     assert r["ranks"] == ranks and r["imbalance"] >= 1 and r["atom_steps_per_second"] > 0, r
     assert set(r["seconds_per_phase"]) >= {"Pair", "Neighbor", "Communicate"}, r
-    assert r["resident_mib_max"] > 1 and r["gpu"] is None and r["backend"] == "cpu", r
+    assert r["resident_mib_max"] > 1 and r["backend"] == "cpu", r
+    # Without NVML (no driver) there is no GPU reading; a machine with a
+    # driver reports one GPU per rank.
+    assert r["gpu"] is None or sorted(g["rank"] for g in r["gpu"]) == list(range(ranks)), r
 print(f"  {len(rows)} lines, steps {steps[0]}..{steps[-1]}")
 PY
 }
@@ -66,6 +72,29 @@ check "a terminal: the live line is cleared before the summary" grep -q $'\r\033
 deck ranks 400
 mpirun -np 2 --oversubscribe "$bin" run ranks.yaml --threads 1 > ranks.out 2>&1
 check "metrics on 2 ranks: one file, ranks 2" metrics_ok ranks.jsonl 50 400 2
+
+# NVML through the stand-in library (two GPUs; GPU 1 does not report its
+# memory): each rank reads the GPU of its local rank modulo the GPUs seen.
+gpu_ok() {  # gpu_ok FILE EXPECTED_JSON: every line's "gpu" field
+  $py - "$@" <<'PY'
+import json, sys
+want = json.loads(sys.argv[2])
+for line in open(sys.argv[1]):
+    got = json.loads(line)["gpu"]
+    assert got == want, (got, want)
+PY
+}
+gpu0='{"rank": 0, "index": 0, "name": "Fake \"Quoted\" GPU", "utilisation_pct": 40, "memory_utilisation_pct": 7, "temperature_c": 55, "memory_used_mib": 1536.0, "memory_total_mib": 81920.0}'
+deck nvml 100
+LD_LIBRARY_PATH=$fake_nvml "$bin" run nvml.yaml > nvml.out 2>&1
+check "metrics with NVML: the rank's GPU, its utilisation, temperature and memory" gpu_ok nvml.jsonl "[$gpu0]"
+rm -f nvml.jsonl nvml.csv && rm -rf nvml.ckpt
+LD_LIBRARY_PATH=$fake_nvml mpirun -np 2 -x LD_LIBRARY_PATH "$bin" run nvml.yaml --threads 1 > nvml2.out 2>&1
+gpu1='{"rank": 1, "index": 1, "name": "Fake GPU B", "utilisation_pct": 41, "memory_utilisation_pct": 7, "temperature_c": 56, "memory_used_mib": null, "memory_total_mib": null}'
+check "metrics with NVML on 2 ranks: local ranks 0 and 1 read GPUs 0 and 1" gpu_ok nvml.jsonl "[$gpu0, $gpu1]"
+rm -f nvml.jsonl nvml.csv && rm -rf nvml.ckpt
+SLURM_LOCALID=3 LD_LIBRARY_PATH=$fake_nvml "$bin" run nvml.yaml > nvml3.out 2>&1
+check "metrics with NVML: SLURM_LOCALID 3 over 2 GPUs reads GPU 1" gpu_ok nvml.jsonl "[${gpu1/\"rank\": 1/\"rank\": 0}]"
 
 # A run that died after its checkpoint at 200 left lines up to 350; the
 # restart drops them and writes its own.

@@ -29,6 +29,8 @@ TEST_CASE("NVML is read through the driver's C entry points", "[nvml]") {
         "{\"index\": 0, \"name\": \"Fake \\\"Quoted\\\" GPU\", \"utilisation_pct\": 40, "
         "\"memory_utilisation_pct\": 7, \"temperature_c\": 55, \"memory_used_mib\": 1536.0, "
         "\"memory_total_mib\": 81920.0}");
+  // Memory the device would not report is null, not zero.
+  CHECK(gpu_sample_json(*b).find("\"memory_used_mib\": null, \"memory_total_mib\": null}") != std::string::npos);
 }
 
 TEST_CASE("without a driver NVML is unavailable and says why", "[nvml]") {
