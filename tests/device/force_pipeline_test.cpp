@@ -2,7 +2,10 @@
 // Thrust's OpenMP device system, against the CPU backend: forces per atom to
 // 1e-12 (OpenMM's metric), energy, virial and kinetic sums to 1e-12, through
 // ghost refreshes and rebuilds.
+#include <omp.h>
+
 #include <catch2/catch.hpp>
+#include <utility>
 
 #include "device_compare.hpp"
 #include "device_twin.hpp"
@@ -90,4 +93,50 @@ TEST_CASE("device forces follow the CPU through ghost refreshes and a rebuild", 
     fmt::print("device_omp {}: max relative force error {:.3g} after a refresh, {:.3g} after a rebuild\n", name,
                after_refresh, after_rebuild);
   });
+}
+
+TEST_CASE("the device pipeline refuses inputs it cannot use", "[device]") {
+  using Params = LJCut::Params;
+  // Two types need a 3 x 3 table (row and column 0 unused).
+  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(2, std::vector<Params>(4)), std::invalid_argument);
+  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(0, std::vector<Params>(1)), std::invalid_argument);
+  CHECK_NOTHROW(device::DevicePairForces<LJCut>(2, std::vector<Params>(9)));
+  // An AtomStore whose arrays are shorter than its counts say.
+  AtomStore a;
+  a.resize_local(10);
+  a.mass_of_type = {0.0, 1.0};
+  device::DeviceAtoms d;
+  CHECK_NOTHROW(device::upload_atoms(a, d));
+  a.vz.resize(9);
+  CHECK_THROWS_WITH(device::upload_atoms(a, d), Catch::Contains("AtomStore::vz"));
+}
+
+TEST_CASE("device lists and forces do not depend on the thread count", "[device]") {
+  // One thread per atom and no atomics: on a GPU, as on OpenMP threads here,
+  // the list and each atom's force are functions of the positions alone.
+  auto run_with = [](int threads) {
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    Twin<LJCut> t(melt_deck("mix", kMixPotential));
+    t.rebuild();
+    t.dev.compute_forces();
+    omp_set_num_threads(before);
+    return std::make_pair(t.device_atoms(), host_list(t.dev.list()));
+  };
+  const auto [one, list_one] = run_with(1);
+  const auto [three, list_three] = run_with(3);
+  // Only the used entries: what lies past a row's count is never read.
+  auto used = [](const HostList& h) {
+    std::vector<int> v;
+    for (std::size_t i = 0; i < h.count.size(); ++i)
+      v.insert(v.end(), h.index.begin() + i * h.stride, h.index.begin() + i * h.stride + h.count[i]);
+    return v;
+  };
+  CHECK(list_one.count == list_three.count);
+  CHECK(used(list_one) == used(list_three));
+  CHECK(one.fx == three.fx);
+  CHECK(one.fy == three.fy);
+  CHECK(one.fz == three.fz);
+  CHECK(one.pe == three.pe);
+  CHECK(one.virial == three.virial);
 }
