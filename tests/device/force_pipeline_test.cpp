@@ -71,8 +71,13 @@ TEST_CASE("device forces, energy and virial match the CPU on disordered systems"
     double fmax = 0;
     for (std::size_t i = 0; i < d.nlocal; ++i) fmax = std::max(fmax, std::hypot(d.fx[i], d.fy[i], d.fz[i]));
     CHECK(fmax > 10.0);
-    fmt::print("device_omp {}: {} atoms, {} ghosts, max relative force error {:.3g} after a build\n", name, d.nlocal,
-               d.nghost, err);
+    const device::DeviceSums sums = t.dev.sums();
+    const AtomStore& c = t.cpu.atoms;
+    fmt::print(
+        "device_omp {}: {} atoms, {} ghosts, after a build: max relative force error {:.3g}, pe {:.3g}, "
+        "virial {:.3g}\n",
+        name, d.nlocal, d.nghost, err, rel_diff(sums.pe, cpu_sum(c, c.pe)),
+        rel_diff(sums.virial, cpu_sum(c, c.virial)));
   });
 }
 
