@@ -1,0 +1,160 @@
+#pragma once
+// Periodic ghosts on the device, with the semantics of PeriodicGhosts
+// (src/domain/periodic_ghosts.hpp): staged x, then y, then z, each stage
+// also imaging the ghosts of the earlier stages. Ghosts come out in the CPU's
+// order too (by source index, the image below the box before the one above),
+// so the two halos can be compared slot by slot.
+#include <thrust/copy.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "device/device_atoms.hpp"
+#include "domain/box.hpp"
+
+namespace tessera::device {
+inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+namespace detail {
+
+// Back into [lo, hi) on each axis, counting the image; one image at most, as
+// on the CPU (the step guard stops any atom that moves more than the skin).
+struct WrapAtom {
+  Box box;
+  double* pos[3];
+  int* img[3];
+  TESSERA_HD void operator()(int i) const {
+    for (int d = 0; d < 3; ++d) {
+      const double lo = box.lo[d], hi = box.hi[d], len = box.length(d);
+      double& p = pos[d][i];
+      if (p >= hi) {
+        p -= len;
+        if (p < lo) p = lo;  // rounding of hi - len
+        ++img[d][i];
+      } else if (p < lo) {
+        p += len;
+        if (p >= hi) p = lo;  // -tiny + len rounds to len
+        --img[d][i];
+      }
+    }
+  }
+};
+
+// Candidate k of a stage is atom k / 2 imaged down (k even: it is near the
+// upper face) or up (k odd: near the lower face), the CPU's loop order.
+struct NearFace {
+  const double* v;
+  double lo, hi, reach;
+  TESSERA_HD bool operator()(int k) const {
+    const double p = v[k >> 1];
+    return (k & 1) ? p < lo + reach : p >= hi - reach;
+  }
+};
+
+// Writes the ghosts of one stage: candidate picked[m] becomes atom first + m.
+struct MakeGhost {
+  const int* picked;
+  int first;
+  int nlocal;
+  int d;
+  double len;
+  double* x;
+  double* y;
+  double* z;
+  AtomId* id;
+  int* type;
+  int* source;         // per ghost: the local atom it images
+  signed char* shift;  // per ghost, 3 entries: box lengths added
+  TESSERA_HD void operator()(int m) const {
+    const int k = picked[m];
+    const int i = k >> 1;
+    const int dir = (k & 1) ? 1 : -1;
+    const int a = first + m, g = a - nlocal;
+    const bool is_ghost = i >= nlocal;
+    const int gi = is_ghost ? i - nlocal : 0;
+    source[g] = is_ghost ? source[gi] : i;
+    for (int e = 0; e < 3; ++e) shift[3 * g + e] = is_ghost ? shift[3 * gi + e] : 0;
+    shift[3 * g + d] = static_cast<signed char>(shift[3 * g + d] + dir);
+    x[a] = x[i] + (d == 0 ? dir * len : 0.0);
+    y[a] = y[i] + (d == 1 ? dir * len : 0.0);
+    z[a] = z[i] + (d == 2 ? dir * len : 0.0);
+    id[a] = id[i];
+    type[a] = type[i];
+  }
+};
+
+// Ghost g follows its source; sources are locals, so one pass does every stage.
+struct MoveGhost {
+  int nlocal;
+  double len[3];
+  const int* source;
+  const signed char* shift;
+  double* x;
+  double* y;
+  double* z;
+  TESSERA_HD void operator()(int g) const {
+    const int s = source[g], a = nlocal + g;
+    x[a] = x[s] + shift[3 * g] * len[0];
+    y[a] = y[s] + shift[3 * g + 1] * len[1];
+    z[a] = z[s] + shift[3 * g + 2] * len[2];
+  }
+};
+
+}  // namespace detail
+
+class DeviceGhosts {
+ public:
+  explicit DeviceGhosts(DeviceStream s = {}) : stream_(s) {}
+
+  // Wraps local atoms back into the box, updating image flags.
+  void wrap(DeviceAtoms& a, const Box& box) const {
+    for_each_index(stream_, a.nlocal,
+                   detail::WrapAtom{box, {raw(a.x), raw(a.y), raw(a.z)}, {raw(a.ix), raw(a.iy), raw(a.iz)}});
+  }
+
+  // Creates the ghosts of the current local positions within `reach` of a face.
+  void build(DeviceAtoms& a, const SubDomain& sd, double reach) {
+    a.resize_ghosts(0);
+    source_.clear();
+    shift_.clear();
+    for (int d = 0; d < 3; ++d) {
+      const int n = a.nall();
+      picked_.resize(2 * static_cast<std::size_t>(n));
+      const dvec<double>& v = d == 0 ? a.x : (d == 1 ? a.y : a.z);
+      const auto end =
+          thrust::copy_if(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(2 * n),
+                          picked_.begin(), detail::NearFace{raw(v), sd.lo[d], sd.hi[d], reach});
+      const int m = static_cast<int>(end - picked_.begin());
+      const int nghost = a.nghost;
+      a.resize_ghosts(nghost + m);
+      source_.resize(static_cast<std::size_t>(nghost) + m);
+      shift_.resize(3 * (static_cast<std::size_t>(nghost) + m));
+      for_each_index(stream_, m,
+                     detail::MakeGhost{raw(picked_), n, a.nlocal, d, sd.global.length(d), raw(a.x), raw(a.y), raw(a.z),
+                                       raw(a.id), raw(a.type), raw(source_), raw(shift_)});
+    }
+  }
+
+  // Moves the ghosts with their source atoms (every step between rebuilds).
+  void refresh(DeviceAtoms& a, const Box& box) const {
+    for_each_index(stream_, a.nghost,
+                   detail::MoveGhost{a.nlocal,
+                                     {box.length(0), box.length(1), box.length(2)},
+                                     raw(source_),
+                                     raw(shift_),
+                                     raw(a.x),
+                                     raw(a.y),
+                                     raw(a.z)});
+  }
+
+  // Per ghost: the local atom it images and its shift in box lengths (3 each).
+  const dvec<int>& source() const { return source_; }
+  const dvec<signed char>& shift() const { return shift_; }
+
+ private:
+  DeviceStream stream_;
+  dvec<int> source_;
+  dvec<signed char> shift_;
+  dvec<int> picked_;  // scratch: the candidates one stage keeps
+};
+
+}  // namespace TESSERA_DEVICE_SYSTEM_NS
+}  // namespace tessera::device

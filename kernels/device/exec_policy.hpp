@@ -1,0 +1,69 @@
+#pragma once
+// Where the device pipeline runs. The same headers compile with nvcc for the
+// CUDA system (real GPUs) and with g++ for Thrust's OpenMP system (CI, which
+// has no GPU), so every algorithm is run and tested without a GPU.
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "core/host_device.hpp"
+
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#include <cuda_runtime_api.h>
+#include <thrust/system/cuda/execution_policy.h>
+// Code built for two device systems may end up in one program (the CUDA
+// kernels library and an OpenMP build of the same headers): distinct
+// namespaces keep their inline functions from being merged by the linker.
+#define TESSERA_DEVICE_SYSTEM_NS cuda_system
+#else
+#define TESSERA_DEVICE_SYSTEM_NS host_system
+#endif
+
+namespace tessera::device {
+inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+template <class T>
+using dvec = thrust::device_vector<T>;
+
+template <class T>
+T* raw(dvec<T>& v) {
+  return thrust::raw_pointer_cast(v.data());
+}
+template <class T>
+const T* raw(const dvec<T>& v) {
+  return thrust::raw_pointer_cast(v.data());
+}
+
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+// A named CUDA stream (0: the legacy default stream). thrust::cuda::par
+// waits for the stream at the end of each algorithm, so the device_vector
+// operations (resize, host copies), which use the default stream, never see
+// half-finished work. par_nosync is the later step once the loop is on
+// streams end to end.
+struct DeviceStream {
+  cudaStream_t stream = nullptr;
+};
+inline auto policy(const DeviceStream& s) { return thrust::cuda::par.on(s.stream); }
+#else
+struct DeviceStream {};
+inline auto policy(const DeviceStream&) { return thrust::device; }
+#endif
+
+// Runs a host-device functor over [0, n): the Thrust twin of cpu_for
+// (src/backend/cpu_exec.hpp) and cuda_for (kernels/for_each_atom.cuh).
+template <class F>
+void for_each_index(const DeviceStream& s, int n, const F& f) {
+  if (n > 0) thrust::for_each(policy(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
+}
+
+// Generic maximum for reductions (thrust::maximum is on its way out of CCCL).
+struct MaxOf {
+  template <class T>
+  TESSERA_HD T operator()(const T& a, const T& b) const {
+    return a < b ? b : a;
+  }
+};
+
+}  // namespace TESSERA_DEVICE_SYSTEM_NS
+}  // namespace tessera::device

@@ -1,0 +1,72 @@
+#pragma once
+// The device force pipeline of one rank: the atoms stay on the device; a
+// rebuild wraps, sorts, makes ghosts and lists neighbours, other steps move
+// the ghosts; then pair forces. The order of a rebuild is Simulation::rebuild's
+// (src/run/simulation.cpp), so the device reproduces the CPU's state.
+#include <vector>
+
+#include "device/device_atoms.hpp"
+#include "device/device_ghosts.hpp"
+#include "device/neighbor_build.hpp"
+#include "device/pair_forces.hpp"
+#include "device/reductions.hpp"
+#include "device/spatial_sort.hpp"
+
+namespace tessera::device {
+inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+template <class Pot>
+class DeviceForcePipeline {
+ public:
+  struct Options {
+    bool sort = true;         // deck neighbor.sort
+    int initial_stride = 64;  // neighbours per atom before the first build
+  };
+
+  // `reach`: cutoff + skin; `params`: the (ntypes+1)^2 table of Pot::Params.
+  DeviceForcePipeline(const SubDomain& sd, double reach, int ntypes, const std::vector<typename Pot::Params>& params,
+                      Options opt, DeviceStream s = {})
+      : sd_(sd), reach_(reach), opt_(opt), stream_(s), ghosts_(s), sorter_(s), builder_(s), pair_(ntypes, params, s) {
+    list_.stride = opt.initial_stride;
+  }
+
+  void upload(const AtomStore& a) { upload_atoms(a, atoms_); }
+  void download(AtomStore& a) const { download_atoms(atoms_, a); }
+
+  // Wrap, spatial sort, ghosts, neighbour list: what a CPU rebuild does.
+  void rebuild() {
+    ghosts_.wrap(atoms_, sd_.global);
+    if (opt_.sort) sorter_.sort(atoms_, sd_, 0.5 * reach_);  // the CPU's sort cell size
+    ghosts_.build(atoms_, sd_, reach_);
+    builder_.build(atoms_, sd_, reach_, list_);
+  }
+  // Between rebuilds: the ghosts follow their sources.
+  void refresh_ghosts() { ghosts_.refresh(atoms_, sd_.global); }
+  void compute_forces() { pair_.compute(atoms_, list_); }
+
+  // LAMMPS's check: some atom moved more than half the skin since the build.
+  bool moved_too_far(double skin) const { return max_displacement_sq() > 0.25 * skin * skin; }
+  double max_displacement_sq() const { return device::max_displacement_sq(stream_, atoms_, list_); }
+  DeviceSums sums() const { return local_sums(stream_, atoms_); }
+
+  DeviceAtoms& atoms() { return atoms_; }
+  const DeviceAtoms& atoms() const { return atoms_; }
+  const DeviceNeighborList& list() const { return list_; }
+  const DeviceGhosts& ghosts() const { return ghosts_; }
+  const DeviceStream& stream() const { return stream_; }
+
+ private:
+  SubDomain sd_;
+  double reach_;
+  Options opt_;
+  DeviceStream stream_;
+  DeviceAtoms atoms_;
+  DeviceGhosts ghosts_;
+  SpatialSorter sorter_;
+  DeviceNeighborBuilder builder_;
+  DeviceNeighborList list_;
+  DevicePairForces<Pot> pair_;
+};
+
+}  // namespace TESSERA_DEVICE_SYSTEM_NS
+}  // namespace tessera::device

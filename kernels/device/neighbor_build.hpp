@@ -1,0 +1,124 @@
+#pragma once
+// Full Verlet lists on the device, with the layout and meaning of
+// NeighborList (src/neighbor/neighbor_list.hpp, pad 1): row i holds the
+// neighbours (local or ghost) of local atom i closer than reach, in
+// index[i * stride + k] for k < count[i]. Cells at least `reach` wide over the
+// ghost-padded region, so a 27-cell search finds them all; one thread per
+// atom, no atomics, so the list is a function of the positions alone.
+#include <thrust/copy.h>
+#include <thrust/gather.h>
+#include <thrust/reduce.h>
+
+#include "device/cell_bins.hpp"
+#include "device/device_atoms.hpp"
+#include "domain/box.hpp"
+
+namespace tessera::device {
+inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+struct DeviceNeighborList {
+  int stride = 0;
+  dvec<int> count;  // per local atom; may exceed stride only inside a build
+  dvec<int> index;  // index[i * stride + k]
+  // Positions at the last build, for the displacement check.
+  dvec<double> x0, y0, z0;
+  long builds = 0;
+  long grows = 0;  // builds that found a row longer than stride and ran again
+};
+
+namespace detail {
+
+// Lists atom i's neighbours; counts all of them but writes only those that
+// fit, so an overflow is measured, not guessed.
+struct ScanNeighbors {
+  CellGrid grid;
+  const int* start;
+  const int* binned;  // atom of each binned slot
+  const double* bx;   // positions in binned order: one contiguous run per row of cells
+  const double* by;
+  const double* bz;
+  const double* x;
+  const double* y;
+  const double* z;
+  double reach_sq;
+  int stride;
+  int* index;
+  int* count;
+  TESSERA_HD void operator()(int i) const {
+    const double xi = x[i], yi = y[i], zi = z[i];
+    const int cx = grid.coord(0, xi), cy = grid.coord(1, yi), cz = grid.coord(2, zi);
+    int* row = index + static_cast<long>(i) * stride;
+    int k = 0;
+    for (int oz = cz - 1; oz <= cz + 1; ++oz) {
+      if (oz < 0 || oz >= grid.n[2]) continue;
+      for (int oy = cy - 1; oy <= cy + 1; ++oy) {
+        if (oy < 0 || oy >= grid.n[1]) continue;
+        // The three cells of a row along x are consecutive cells, hence one run of slots.
+        const int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < grid.n[0] ? cx + 1 : grid.n[0] - 1;
+        const int m1 = start[grid.index(x1, oy, oz) + 1];
+        for (int m = start[grid.index(x0, oy, oz)]; m < m1; ++m) {
+          const double dx = xi - bx[m], dy = yi - by[m], dz = zi - bz[m];
+          const int j = binned[m];
+          if (dx * dx + dy * dy + dz * dz < reach_sq && j != i) {
+            if (k < stride) row[k] = j;
+            ++k;
+          }
+        }
+      }
+    }
+    count[i] = k;
+  }
+};
+
+}  // namespace detail
+
+class DeviceNeighborBuilder {
+ public:
+  explicit DeviceNeighborBuilder(DeviceStream s = {}) : stream_(s) {}
+
+  // Every pair closer than `reach` (cutoff + skin) is listed. A list with
+  // stride 0 starts at 64 per atom; a row that does not fit grows the stride
+  // to what the longest row needs (with room to spare) and the build runs again.
+  void build(const DeviceAtoms& a, const SubDomain& sd, double reach, DeviceNeighborList& nl) {
+    double lo[3], hi[3];
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = sd.lo[d] - reach;
+      hi[d] = sd.hi[d] + reach;
+    }
+    const CellGrid g = CellGrid::cover(lo, hi, reach);
+    const int nall = a.nall(), nlocal = a.nlocal;
+    bins_.bin(stream_, g, raw(a.x), raw(a.y), raw(a.z), nall);
+    bins_.find_starts(stream_, g);
+    for (dvec<double>* b : {&bx_, &by_, &bz_}) b->resize(nall);
+    thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.x.begin(), bx_.begin());
+    thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.y.begin(), by_.begin());
+    thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.z.begin(), bz_.begin());
+
+    if (nl.stride <= 0) nl.stride = 64;
+    nl.count.resize(nlocal);
+    for (;;) {
+      nl.index.resize(static_cast<std::size_t>(nlocal) * nl.stride);
+      for_each_index(
+          stream_, nlocal,
+          detail::ScanNeighbors{g, raw(bins_.start), raw(bins_.atoms), raw(bx_), raw(by_), raw(bz_), raw(a.x), raw(a.y),
+                                raw(a.z), reach * reach, nl.stride, raw(nl.index), raw(nl.count)});
+      const int needed = thrust::reduce(policy(stream_), nl.count.begin(), nl.count.end(), 0, MaxOf{});
+      if (needed <= nl.stride) break;
+      nl.stride = needed + needed / 8 + 8;
+      ++nl.grows;
+    }
+    for (dvec<double>* p : {&nl.x0, &nl.y0, &nl.z0}) p->resize(nlocal);
+    thrust::copy(policy(stream_), a.x.begin(), a.x.begin() + nlocal, nl.x0.begin());
+    thrust::copy(policy(stream_), a.y.begin(), a.y.begin() + nlocal, nl.y0.begin());
+    thrust::copy(policy(stream_), a.z.begin(), a.z.begin() + nlocal, nl.z0.begin());
+    ++nl.builds;
+  }
+
+ private:
+  DeviceStream stream_;
+  DeviceCellBins bins_;
+  dvec<double> bx_, by_, bz_;
+};
+
+}  // namespace TESSERA_DEVICE_SYSTEM_NS
+}  // namespace tessera::device

@@ -1,0 +1,55 @@
+#pragma once
+// Pair forces on the device: PairForce<Pot> (src/potentials/pair_force.hpp),
+// the one pair loop every backend runs, one thread per local atom.
+#include <stdexcept>
+#include <vector>
+
+#include "device/device_atoms.hpp"
+#include "device/neighbor_build.hpp"
+#include "potentials/pair_force.hpp"
+
+namespace tessera::device {
+inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+template <class Pot>
+class DevicePairForces {
+ public:
+  using Params = typename Pot::Params;
+
+  // `table`: (ntypes+1)^2 entries, row-major by type, as Pot::params fills
+  // them (PairStyleImpl<Pot>::params() on the host).
+  DevicePairForces(int ntypes, const std::vector<Params>& table, DeviceStream s = {})
+      : stream_(s), type_stride_(ntypes + 1) {
+    if (ntypes < 1 || table.size() != static_cast<std::size_t>(type_stride_) * type_stride_)
+      throw std::invalid_argument("DevicePairForces: the parameter table must have (ntypes+1)^2 entries");
+    params_.assign(table.begin(), table.end());  // host -> device
+  }
+
+  // Forces, per-atom energies and virials of the local atoms.
+  void compute(DeviceAtoms& a, const DeviceNeighborList& nl) const {
+    PairForce<Pot> f;
+    f.x = raw(a.x);
+    f.y = raw(a.y);
+    f.z = raw(a.z);
+    f.type = raw(a.type);
+    f.nbr = raw(nl.index);
+    f.nbr_count = raw(nl.count);
+    f.stride = nl.stride;
+    f.params = raw(params_);
+    f.type_stride = type_stride_;
+    f.fx = raw(a.fx);
+    f.fy = raw(a.fy);
+    f.fz = raw(a.fz);
+    f.pe = raw(a.pe);
+    f.virial = raw(a.virial);
+    for_each_index(stream_, a.nlocal, f);
+  }
+
+ private:
+  DeviceStream stream_;
+  int type_stride_;
+  dvec<Params> params_;
+};
+
+}  // namespace TESSERA_DEVICE_SYSTEM_NS
+}  // namespace tessera::device

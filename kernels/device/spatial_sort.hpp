@@ -1,0 +1,50 @@
+#pragma once
+// Spatial sort at rebuild, the device twin of sort_atoms_spatially
+// (src/neighbor/verlet_builder.hpp): local atoms reordered by cell so that
+// atoms near in space are near in memory (coalesced neighbour reads). The
+// ghosts are dropped, as on the CPU: they are rebuilt from the new order.
+#include <thrust/gather.h>
+
+#include "device/cell_bins.hpp"
+#include "device/device_atoms.hpp"
+#include "domain/box.hpp"
+
+namespace tessera::device {
+inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+class SpatialSorter {
+ public:
+  explicit SpatialSorter(DeviceStream s = {}) : stream_(s) {}
+
+  void sort(DeviceAtoms& a, const SubDomain& sd, double cell_size) {
+    const CellGrid g = CellGrid::cover(sd.lo, sd.hi, cell_size);
+    const int n = a.nlocal;
+    bins_.bin(stream_, g, raw(a.x), raw(a.y), raw(a.z), n);
+    a.nghost = 0;
+    permute(a.id, scratch_id_);
+    for (dvec<int>* v : {&a.type, &a.ix, &a.iy, &a.iz}) permute(*v, scratch_int_);
+    for (dvec<double>* v : {&a.x, &a.y, &a.z, &a.vx, &a.vy, &a.vz, &a.fx, &a.fy, &a.fz, &a.pe, &a.virial})
+      permute(*v, scratch_double_);
+  }
+
+  // The order of the last sort: new slot k holds old atom order()[k].
+  const dvec<int>& order() const { return bins_.atoms; }
+
+ private:
+  // v becomes v gathered by the bin order, cut to the local atoms.
+  template <class T>
+  void permute(dvec<T>& v, dvec<T>& scratch) {
+    scratch.resize(bins_.atoms.size());
+    thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), v.begin(), scratch.begin());
+    v.swap(scratch);
+  }
+
+  DeviceStream stream_;
+  DeviceCellBins bins_;
+  dvec<AtomId> scratch_id_;
+  dvec<int> scratch_int_;
+  dvec<double> scratch_double_;
+};
+
+}  // namespace TESSERA_DEVICE_SYSTEM_NS
+}  // namespace tessera::device

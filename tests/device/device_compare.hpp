@@ -1,0 +1,95 @@
+#pragma once
+// Comparing a device state with the CPU's. The device sorts atoms its own
+// way in general, so everything is matched by global id; a ghost is named by
+// its id and its periodic shift (in box lengths) from the local it images.
+#include <thrust/copy.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "atoms/atom_store.hpp"
+#include "device/neighbor_build.hpp"
+#include "domain/box.hpp"
+#include "neighbor/neighbor_list.hpp"
+
+namespace tessera::test {
+
+// An atom or one of its periodic images.
+struct Image {
+  AtomId id;
+  std::array<long, 3> shift;
+  bool operator<(const Image& o) const { return id != o.id ? id < o.id : shift < o.shift; }
+  bool operator==(const Image& o) const { return id == o.id && shift == o.shift; }
+};
+
+// A neighbour list in host memory (either backend's), rows of `count` used entries.
+struct HostList {
+  int stride = 0;
+  std::vector<int> count, index;
+};
+
+inline HostList host_list(const device::DeviceNeighborList& nl) {
+  HostList h;
+  h.stride = nl.stride;
+  h.count.resize(nl.count.size());
+  h.index.resize(nl.index.size());
+  thrust::copy(nl.count.begin(), nl.count.end(), h.count.begin());  // device -> host
+  thrust::copy(nl.index.begin(), nl.index.end(), h.index.begin());
+  return h;
+}
+
+inline HostList host_list(const NeighborList& nl) { return {nl.stride, nl.count, nl.index}; }
+
+inline std::map<AtomId, std::size_t> local_slots(const AtomStore& a) {
+  std::map<AtomId, std::size_t> slot;
+  for (std::size_t i = 0; i < a.nlocal; ++i) slot[a.id[i]] = i;
+  return slot;
+}
+
+// Atom j (local or ghost) as an image of the local atom with its id.
+inline Image image_of(const AtomStore& a, const Box& box, const std::map<AtomId, std::size_t>& slot, std::size_t j) {
+  const std::size_t s = slot.at(a.id[j]);
+  const double d[3] = {a.x[j] - a.x[s], a.y[j] - a.y[s], a.z[j] - a.z[s]};
+  Image im{a.id[j], {0, 0, 0}};
+  for (int e = 0; e < 3; ++e) im.shift[e] = std::lround(d[e] / box.length(e));
+  return im;
+}
+
+// Per local atom id: its neighbours as sorted images.
+inline std::map<AtomId, std::vector<Image>> neighbor_sets(const AtomStore& a, const Box& box, const HostList& nl) {
+  const auto slot = local_slots(a);
+  std::map<AtomId, std::vector<Image>> sets;
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    std::vector<Image>& row = sets[a.id[i]];
+    for (int k = 0; k < nl.count[i]; ++k) row.push_back(image_of(a, box, slot, nl.index[i * nl.stride + k]));
+    std::sort(row.begin(), row.end());
+  }
+  return sets;
+}
+
+// The ghosts as sorted images.
+inline std::vector<Image> ghost_images(const AtomStore& a, const Box& box) {
+  const auto slot = local_slots(a);
+  std::vector<Image> g;
+  for (std::size_t j = a.nlocal; j < a.nall(); ++j) g.push_back(image_of(a, box, slot, j));
+  std::sort(g.begin(), g.end());
+  return g;
+}
+
+// max over atoms of 2|F_a - F_b| / (|F_a| + |F_b|), matched by id.
+inline double max_force_error(const AtomStore& a, const AtomStore& b) {
+  const auto slot = local_slots(b);
+  double worst = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    const std::size_t j = slot.at(a.id[i]);
+    const double d = std::hypot(a.fx[i] - b.fx[j], a.fy[i] - b.fy[j], a.fz[i] - b.fz[j]);
+    const double m = std::hypot(a.fx[i], a.fy[i], a.fz[i]) + std::hypot(b.fx[j], b.fy[j], b.fz[j]);
+    worst = std::max(worst, m > 0 ? 2 * d / m : d);
+  }
+  return worst;
+}
+
+}  // namespace tessera::test

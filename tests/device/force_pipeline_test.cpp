@@ -1,0 +1,147 @@
+// The device force pipeline (kernels/device/force_pipeline.hpp), built for
+// Thrust's OpenMP device system, against the CPU backend: forces per atom to
+// 1e-12 (OpenMM's metric), energy, virial and kinetic sums to 1e-12, through
+// ghost refreshes and rebuilds.
+#include <omp.h>
+
+#include <catch2/catch.hpp>
+#include <utility>
+
+#include "device_compare.hpp"
+#include "device_twin.hpp"
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+constexpr double kForceTol = 1e-12;
+
+double cpu_sum(const AtomStore& a, const std::vector<double>& v) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i) s += v[i];
+  return s;
+}
+
+double cpu_mv2(const AtomStore& a) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i)
+    s += a.mass_of_type[a.type[i]] * (a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i]);
+  return s;
+}
+
+// Forces and sums of both sides agree; returns the force error.
+template <class Pot>
+double check_forces(Twin<Pot>& t) {
+  t.compute_forces();
+  const AtomStore d = t.device_atoms();
+  const AtomStore& c = t.cpu.atoms;
+  const double err = max_force_error(d, c);
+  CHECK(err <= kForceTol);
+  const device::DeviceSums s = t.dev.sums();
+  CHECK(rel_diff(s.pe, cpu_sum(c, c.pe)) <= 1e-12);
+  CHECK(rel_diff(s.virial, cpu_sum(c, c.virial)) <= 1e-12);
+  CHECK(rel_diff(s.mv2, cpu_mv2(c)) <= 1e-12);
+  return err;
+}
+
+}  // namespace
+
+TEST_CASE("the CPU reference is the engine's own force path", "[device]") {
+  Twin<LJCut> t(melt_deck("lj", kLJPotential));
+  t.sim.setup();
+  t.cpu.rebuild();
+  t.cpu.compute_forces();
+  const AtomStore& s = t.sim.atoms();
+  const AtomStore& c = t.cpu.atoms;
+  REQUIRE(s.nlocal == c.nlocal);
+  REQUIRE(s.nghost == c.nghost);
+  CHECK(s.id == c.id);
+  CHECK(s.fx == c.fx);
+  CHECK(s.fy == c.fy);
+  CHECK(s.fz == c.fz);
+}
+
+TEST_CASE("device forces, energy and virial match the CPU on disordered systems", "[device]") {
+  for_each_case([](auto& t, const char* name) {
+    t.rebuild();
+    const double err = check_forces(t);
+    // A real disordered system: forces far from zero, and a list to check.
+    const AtomStore d = t.device_atoms();
+    double fmax = 0;
+    for (std::size_t i = 0; i < d.nlocal; ++i) fmax = std::max(fmax, std::hypot(d.fx[i], d.fy[i], d.fz[i]));
+    CHECK(fmax > 10.0);
+    const device::DeviceSums sums = t.dev.sums();
+    const AtomStore& c = t.cpu.atoms;
+    fmt::print(
+        "device_omp {}: {} atoms, {} ghosts, after a build: max relative force error {:.3g}, pe {:.3g}, "
+        "virial {:.3g}\n",
+        name, d.nlocal, d.nghost, err, rel_diff(sums.pe, cpu_sum(c, c.pe)),
+        rel_diff(sums.virial, cpu_sum(c, c.virial)));
+  });
+}
+
+TEST_CASE("device forces follow the CPU through ghost refreshes and a rebuild", "[device]") {
+  for_each_case([](auto& t, const char* name) {
+    t.rebuild();
+    // Up to 0.05: under half the skin, so no rebuild is due and the ghosts
+    // must follow their sources.
+    t.drift(0.02);
+    CHECK_FALSE(t.dev.moved_too_far(0.3));
+    t.refresh_ghosts();
+    const double after_refresh = check_forces(t);
+    // Far enough that a rebuild is due, atoms crossing the faces.
+    t.drift(0.1);
+    CHECK(t.dev.moved_too_far(0.3));
+    t.rebuild();
+    const double after_rebuild = check_forces(t);
+    fmt::print("device_omp {}: max relative force error {:.3g} after a refresh, {:.3g} after a rebuild\n", name,
+               after_refresh, after_rebuild);
+  });
+}
+
+TEST_CASE("the device pipeline refuses inputs it cannot use", "[device]") {
+  using Params = LJCut::Params;
+  // Two types need a 3 x 3 table (row and column 0 unused).
+  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(2, std::vector<Params>(4)), std::invalid_argument);
+  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(0, std::vector<Params>(1)), std::invalid_argument);
+  CHECK_NOTHROW(device::DevicePairForces<LJCut>(2, std::vector<Params>(9)));
+  // An AtomStore whose arrays are shorter than its counts say.
+  AtomStore a;
+  a.resize_local(10);
+  a.mass_of_type = {0.0, 1.0};
+  device::DeviceAtoms d;
+  CHECK_NOTHROW(device::upload_atoms(a, d));
+  a.vz.resize(9);
+  CHECK_THROWS_WITH(device::upload_atoms(a, d), Catch::Contains("AtomStore::vz"));
+}
+
+TEST_CASE("device lists and forces do not depend on the thread count", "[device]") {
+  // One thread per atom and no atomics: on a GPU, as on OpenMP threads here,
+  // the list and each atom's force are functions of the positions alone.
+  auto run_with = [](int threads) {
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    Twin<LJCut> t(melt_deck("mix", kMixPotential));
+    t.rebuild();
+    t.dev.compute_forces();
+    omp_set_num_threads(before);
+    return std::make_pair(t.device_atoms(), host_list(t.dev.list()));
+  };
+  const auto [one, list_one] = run_with(1);
+  const auto [three, list_three] = run_with(3);
+  // Only the used entries: what lies past a row's count is never read.
+  auto used = [](const HostList& h) {
+    std::vector<int> v;
+    for (std::size_t i = 0; i < h.count.size(); ++i)
+      v.insert(v.end(), h.index.begin() + i * h.stride, h.index.begin() + i * h.stride + h.count[i]);
+    return v;
+  };
+  CHECK(list_one.count == list_three.count);
+  CHECK(used(list_one) == used(list_three));
+  CHECK(one.fx == three.fx);
+  CHECK(one.fy == three.fy);
+  CHECK(one.fz == three.fz);
+  CHECK(one.pe == three.pe);
+  CHECK(one.virial == three.virial);
+}
