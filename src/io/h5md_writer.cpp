@@ -329,6 +329,15 @@ struct H5mdWriter::Impl {
       Handle creator = h5::create_group(meta, "creator");
       h5::write_attr_string(creator, "name", kCreatorName);
       h5::write_attr_string(creator, "version", creator_version);
+      // H5MD's units module names the unit system. In reduced LJ units every
+      // quantity is a pure number in that system (lengths in sigma, times in
+      // tau), so the per-dataset `unit` attributes, optional in the module,
+      // are left out: H5MD has no symbol for sigma or tau, and MDAnalysis
+      // refuses any unit string it does not know.
+      Handle modules = h5::create_group(meta, "modules");
+      Handle units = h5::create_group(modules, "units");
+      write_attr_ints(units, "version", {1, 0});
+      h5::write_attr_string(units, "system", "lj");
     }
     Handle particles_group = h5::create_group(file, "particles");
     Handle all = h5::create_group(particles_group, "all");

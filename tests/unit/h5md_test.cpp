@@ -203,6 +203,7 @@ TEST_CASE("H5MD trajectory frames, box, species and metadata read back bit-exact
   CHECK(r.strings_attr("particles/all/box", "boundary") ==
         std::vector<std::string>{"periodic", "periodic", "periodic"});
   CHECK(r.string_attr("parameters", "units") == "lj");
+  CHECK(r.string_attr("h5md/modules/units", "system") == "lj");
   CHECK(r.read<std::int32_t>("particles/all/species") == kTypes);
   CHECK(r.read<std::int64_t>("particles/all/id") == kIds);
   CHECK(r.dims("particles/all/position/value") == std::vector<hsize_t>{3, kAtoms, 3});
