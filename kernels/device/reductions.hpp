@@ -60,13 +60,17 @@ struct DeviceSums {
   double mv2 = 0;     // sum of m v^2 (twice the kinetic energy)
 };
 
+inline double sum_mv2(const DeviceStream& s, const DeviceAtoms& a) {
+  return detail::reduce_over_locals(
+      s, a.nlocal, detail::MassVelocitySq{raw(a.type), raw(a.mass_of_type), raw(a.vx), raw(a.vy), raw(a.vz)}, 0.0,
+      thrust::plus<double>());
+}
+
 inline DeviceSums local_sums(const DeviceStream& s, const DeviceAtoms& a) {
   DeviceSums r;
   r.pe = thrust::reduce(policy(s), a.pe.begin(), a.pe.begin() + a.nlocal, 0.0);
   r.virial = thrust::reduce(policy(s), a.virial.begin(), a.virial.begin() + a.nlocal, 0.0);
-  r.mv2 = detail::reduce_over_locals(
-      s, a.nlocal, detail::MassVelocitySq{raw(a.type), raw(a.mass_of_type), raw(a.vx), raw(a.vy), raw(a.vz)}, 0.0,
-      thrust::plus<double>());
+  r.mv2 = sum_mv2(s, a);
   return r;
 }
 
