@@ -4,8 +4,6 @@
 // motion_guard.hpp) over a DeviceForcePipeline, with the Integrator driving
 // the device atoms through DeviceAtomOps. Only scalars cross to the host:
 // the reductions, and one atom when the guard stops the run.
-#include <thrust/transform_reduce.h>
-
 #include "core/error.hpp"
 #include "device/device_atom_ops.hpp"
 #include "device/force_pipeline.hpp"
@@ -30,26 +28,6 @@ inline StepperConfig stepper_config(const Deck& deck, double max_cutoff, long lo
   return {deck.neighbor, motion_limit(deck.neighbor.skin, max_cutoff, deck.integrator.dt), deck.thermo.every, natoms,
           volume};
 }
-
-namespace detail {
-
-// i if the guard stops at local atom i, else n: the first bad atom is the
-// minimum, as in Simulation::check_motion.
-struct BadAtomIndex {
-  const double* x;
-  const double* y;
-  const double* z;
-  const double* vx;
-  const double* vy;
-  const double* vz;
-  double speed_sq;
-  int n;
-  TESSERA_HD int operator()(int i) const {
-    return moves_badly(x[i], y[i], z[i], vx[i], vy[i], vz[i], speed_sq) ? i : n;
-  }
-};
-
-}  // namespace detail
 
 template <class Pot>
 class DeviceStepper {
@@ -106,13 +84,8 @@ class DeviceStepper {
 
   void check_motion() const {
     const DeviceAtoms& a = pipe_.atoms();
-    const int n = a.nlocal;
-    if (n == 0) return;
-    const int bad = thrust::transform_reduce(
-        policy(pipe_.stream()), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n),
-        detail::BadAtomIndex{raw(a.x), raw(a.y), raw(a.z), raw(a.vx), raw(a.vy), raw(a.vz), config_.limit.speed_sq, n},
-        n, MinOf{});
-    if (bad == n) return;
+    const int bad = first_bad_atom(pipe_.stream(), a, config_.limit.speed_sq);
+    if (bad == a.nlocal) return;
     // One atom's values to the host, for the message.
     throw SimulationError(bad_motion_message(step_, "", a.id[bad], a.x[bad], a.y[bad], a.z[bad], a.vx[bad], a.vy[bad],
                                              a.vz[bad], config_.limit));

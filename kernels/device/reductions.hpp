@@ -8,6 +8,7 @@
 
 #include "device/device_atoms.hpp"
 #include "device/neighbor_build.hpp"
+#include "integrate/motion_guard.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -38,8 +39,24 @@ struct MassVelocitySq {
   }
 };
 
-template <class F, class Op>
-double reduce_over_locals(const DeviceStream& s, int n, const F& f, double init, Op op) {
+// i if the guard stops at local atom i, else n: the first bad atom is the
+// minimum, as in Simulation::check_motion.
+struct BadAtomIndex {
+  const double* x;
+  const double* y;
+  const double* z;
+  const double* vx;
+  const double* vy;
+  const double* vz;
+  double speed_sq;
+  int n;
+  TESSERA_HD int operator()(int i) const {
+    return moves_badly(x[i], y[i], z[i], vx[i], vy[i], vz[i], speed_sq) ? i : n;
+  }
+};
+
+template <class T, class F, class Op>
+T reduce_over_locals(const DeviceStream& s, int n, const F& f, T init, Op op) {
   return thrust::transform_reduce(policy(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f,
                                   init, op);
 }
@@ -52,6 +69,15 @@ inline double max_displacement_sq(const DeviceStream& s, const DeviceAtoms& a, c
   return detail::reduce_over_locals(
       s, a.nlocal, detail::DisplacementSq{raw(a.x), raw(a.y), raw(a.z), raw(nl.x0), raw(nl.y0), raw(nl.z0)}, 0.0,
       MaxOf{});
+}
+
+// The first local atom the blow-up guard (src/integrate/motion_guard.hpp)
+// stops at, or nlocal if none.
+inline int first_bad_atom(const DeviceStream& s, const DeviceAtoms& a, double speed_sq) {
+  return detail::reduce_over_locals(
+      s, a.nlocal,
+      detail::BadAtomIndex{raw(a.x), raw(a.y), raw(a.z), raw(a.vx), raw(a.vy), raw(a.vz), speed_sq, a.nlocal}, a.nlocal,
+      MinOf{});
 }
 
 struct DeviceSums {
