@@ -64,6 +64,12 @@ struct MaxOf {
     return a < b ? b : a;
   }
 };
+struct MinOf {
+  template <class T>
+  TESSERA_HD T operator()(const T& a, const T& b) const {
+    return b < a ? b : a;
+  }
+};
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS
 }  // namespace tessera::device

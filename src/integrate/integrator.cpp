@@ -4,10 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "backend/cpu_exec.hpp"
 #include "core/error.hpp"
-#include "integrate/step_functors.hpp"
-#include "thermo/thermo.hpp"
+#include "integrate/cpu_atom_ops.hpp"
 
 namespace tessera {
 
@@ -30,36 +28,44 @@ void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<
   vxi_ = vxi;
 }
 
-void Integrator::half_kick(AtomStore& a) const {
-  cpu_for(a.nlocal, HalfKick{0.5 * spec_.dt, a.type.data(), a.mass_of_type.data(), a.fx.data(), a.fy.data(),
-                             a.fz.data(), a.vx.data(), a.vy.data(), a.vz.data()});
+void Integrator::initial(AtomOps& a) {
+  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
+  a.half_kick(0.5 * spec_.dt);
+  a.drift(spec_.dt);
+}
+
+void Integrator::post_force(AtomOps& a, long step) {
+  if (spec_.style != IntegratorStyle::kLangevin) return;
+  const double noise = std::sqrt(24.0 * spec_.temperature / (spec_.damping * spec_.dt));
+  a.langevin(LangevinKeys{1.0 / spec_.damping, noise, spec_.seed, static_cast<unsigned long long>(step)});
+}
+
+void Integrator::final(AtomOps& a) {
+  a.half_kick(0.5 * spec_.dt);
+  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
 }
 
 void Integrator::initial(AtomStore& a) {
-  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
-  half_kick(a);
-  cpu_for(a.nlocal, Drift{spec_.dt, a.vx.data(), a.vy.data(), a.vz.data(), a.x.data(), a.y.data(), a.z.data()});
+  CpuAtomOps ops(a);
+  initial(ops);
 }
 
 void Integrator::post_force(AtomStore& a, long step) {
-  if (spec_.style != IntegratorStyle::kLangevin) return;
-  const double noise = std::sqrt(24.0 * spec_.temperature / (spec_.damping * spec_.dt));
-  cpu_for(a.nlocal, LangevinForce{1.0 / spec_.damping, noise, spec_.seed, static_cast<unsigned long long>(step),
-                                  a.id.data(), a.type.data(), a.mass_of_type.data(), a.vx.data(), a.vy.data(),
-                                  a.vz.data(), a.fx.data(), a.fy.data(), a.fz.data()});
+  CpuAtomOps ops(a);
+  post_force(ops, step);
 }
 
 void Integrator::final(AtomStore& a) {
-  half_kick(a);
-  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
+  CpuAtomOps ops(a);
+  final(ops);
 }
 
 // Propagates the chain over dt/2 and scales the particle velocities once.
-void Integrator::chain_half_step(AtomStore& a) {
+void Integrator::chain_half_step(AtomOps& a) {
   const int m = spec_.chain;
   const double kt = spec_.temperature;
   const double dt2 = 0.5 * spec_.dt, dt4 = 0.25 * spec_.dt, dt8 = 0.125 * spec_.dt;
-  double mv2 = sum_mv2(a);
+  double mv2 = a.sum_mv2();
   if (comm_) comm_->sum_in_rank_order(&mv2, 1);
   auto force = [&](int k) {
     return k == 0 ? (mv2 - dof_ * kt) / q_[0] : (q_[k - 1] * vxi_[k - 1] * vxi_[k - 1] - kt) / q_[k];
@@ -71,7 +77,7 @@ void Integrator::chain_half_step(AtomStore& a) {
     vxi_[k] = (vxi_[k] * e + force(k) * dt4) * e;
   }
   const double s = std::exp(-vxi_[0] * dt2);
-  cpu_for(a.nlocal, ScaleVelocity{s, a.vx.data(), a.vy.data(), a.vz.data()});
+  a.scale_velocities(s);
   mv2 *= s * s;
   for (int k = 0; k < m; ++k) xi_[k] += vxi_[k] * dt2;
   // And back out.

@@ -4,6 +4,7 @@
 #include "atoms/atom_store.hpp"
 #include "comm/communicator.hpp"
 #include "deck/deck.hpp"
+#include "integrate/atom_ops.hpp"
 
 namespace tessera {
 
@@ -18,9 +19,14 @@ class Integrator {
   // `comm` sums the kinetic energy the chain needs over all ranks.
   Integrator(const IntegratorSpec& spec, long long natoms, const Communicator* comm = nullptr);
 
-  void initial(AtomStore& atoms);                // (chain half step), half kick, drift
-  void post_force(AtomStore& atoms, long step);  // Langevin forces for this step
-  void final(AtomStore& atoms);                  // half kick, (chain half step)
+  // The step on any backend's atoms (atom_ops.hpp).
+  void initial(AtomOps& atoms);                // (chain half step), half kick, drift
+  void post_force(AtomOps& atoms, long step);  // Langevin forces for this step
+  void final(AtomOps& atoms);                  // half kick, (chain half step)
+  // The same on the CPU.
+  void initial(AtomStore& atoms);
+  void post_force(AtomStore& atoms, long step);
+  void final(AtomStore& atoms);
 
   // Energy stored in the thermostat, so that etotal + this is conserved
   // for Nose-Hoover. Zero for nve and langevin.
@@ -35,8 +41,7 @@ class Integrator {
   void restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi);
 
  private:
-  void chain_half_step(AtomStore& atoms);
-  void half_kick(AtomStore& atoms) const;
+  void chain_half_step(AtomOps& atoms);
 
   IntegratorSpec spec_;
   double dof_;

@@ -11,6 +11,8 @@
 #include "deck/pair_table.hpp"
 #include "deck/yaml_section.hpp"
 #include "domain/load_balance.hpp"
+#include "integrate/motion_guard.hpp"
+#include "integrate/step_sequence.hpp"
 #include "system/build_system.hpp"
 
 namespace tessera {
@@ -176,49 +178,58 @@ void Simulation::setup() {
   ready_ = true;
 }
 
-// LAMMPS's neigh_modify every/delay/check semantics: consider a rebuild
-// every `every` steps once `delay` steps have passed since the last one; with
-// `check`, rebuild only if some atom moved more than half the skin.
 bool Simulation::rebuild_due() {
-  const NeighborSpec& n = deck_.neighbor;
-  const long ago = step_ - last_build_;
-  if (ago < n.delay || ago % n.every != 0) return false;
-  if (!n.check) return true;
-  const double half = 0.5 * n.skin;
-  return comm_.max(max_displacement_sq(atoms_, nlist_)) > half * half;
+  return tessera::rebuild_due(deck_.neighbor, step_ - last_build_,
+                              [&] { return comm_.max(max_displacement_sq(atoms_, nlist_)); });
 }
 
-// Stops the run before a bad state spreads: a non-finite position, or an
-// atom that moved farther than the skin in one step (its neighbours may be
-// missing from the list, so the forces would be silently wrong).
+// The guard of motion_guard.hpp; all ranks stop together.
 void Simulation::check_motion() const {
-  const double dt = deck_.integrator.dt;
-  const double limit = deck_.neighbor.skin > 0 ? deck_.neighbor.skin : 0.5 * pair_->max_cutoff();
-  const double limit_sq = limit * limit / (dt * dt);
+  const MotionLimit limit = motion_limit(deck_.neighbor.skin, pair_->max_cutoff(), deck_.integrator.dt);
   const AtomStore& a = atoms_;
   const long n = static_cast<long>(a.nlocal);
   long bad = n;
 #pragma omp parallel for schedule(static) reduction(min : bad)
-  for (long i = 0; i < n; ++i) {
-    const double v2 = a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i];
-    const bool finite = std::isfinite(a.x[i]) && std::isfinite(a.y[i]) && std::isfinite(a.z[i]) && std::isfinite(v2);
-    if (!finite || v2 > limit_sq) bad = std::min(bad, i);
-  }
-  // All ranks stop together; the rank that found the atom says which.
+  for (long i = 0; i < n; ++i)
+    if (moves_badly(a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], limit.speed_sq)) bad = std::min(bad, i);
+  // The rank that found the atom says which.
   if (comm_.max(bad == n ? 0 : 1) == 0) return;
   if (bad == n) throw SimulationError("");
   const long i = bad;
-  const double moved = dt * std::sqrt(a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i]);
-  const std::string what = std::isfinite(moved) && std::isfinite(a.x[i] + a.y[i] + a.z[i])
-                               ? fmt::format("moved {:.6g} in one step, farther than {} {}", moved,
-                                             deck_.neighbor.skin > 0 ? "the neighbor skin" : "half the cutoff", limit)
-                               : std::string("has a non-finite position or velocity (NaN or inf)");
-  throw SimulationError(
-      fmt::format("step {}: {}atom {} at ({:.10g}, {:.10g}, {:.10g}) {}; the run is stopped "
-                  "(time step too large, atoms overlapping, or bad potential parameters)",
-                  step_, comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : std::string(), a.id[i], a.x[i],
-                  a.y[i], a.z[i], what));
+  throw SimulationError(bad_motion_message(step_, comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "",
+                                           a.id[i], a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], limit));
 }
+
+// The pieces of verlet_step on this rank's atoms, each in its timer phase.
+struct Simulation::Stepping {
+  Simulation& s;
+  void initial() {
+    s.timers_.next(Phase::kIntegrate);
+    s.integrator_.initial(s.atoms_);
+  }
+  void check_motion() {
+    s.timers_.next(Phase::kNeighbor);
+    s.check_motion();
+  }
+  bool rebuild_due() { return s.rebuild_due(); }
+  void rebuild() {
+    s.maybe_balance();
+    s.rebuild();
+  }
+  void refresh_ghosts() {
+    s.timers_.next(Phase::kCommunicate);
+    s.update_ghosts();
+  }
+  void compute_forces() {
+    s.timers_.next(Phase::kPair);
+    s.compute_forces();
+  }
+  void post_force() {
+    s.timers_.next(Phase::kIntegrate);
+    s.integrator_.post_force(s.atoms_, s.step_);
+  }
+  void final() { s.integrator_.final(s.atoms_); }
+};
 
 void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
   if (!ready_) setup();
@@ -240,26 +251,12 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
       s.steps_run_ += s.step_ - first;
     }
   } account{*this, first, t0};
+  Stepping stepping{*this};
   while (step_ < last) {
     ++step_;
-    timers_.next(Phase::kIntegrate);
-    integrator_.initial(atoms_);
-    timers_.next(Phase::kNeighbor);
-    check_motion();
-    if (rebuild_due()) {
-      maybe_balance();
-      rebuild();
-    } else {
-      timers_.next(Phase::kCommunicate);
-      update_ghosts();
-    }
-    timers_.next(Phase::kPair);
-    compute_forces();
-    timers_.next(Phase::kIntegrate);
-    integrator_.post_force(atoms_, step_);
-    integrator_.final(atoms_);
+    verlet_step(stepping);
     timers_.next(Phase::kOutput);
-    if (out && ((every > 0 && step_ % every == 0) || step_ == last)) out->write(thermo());
+    if (out && thermo_due(step_, every, last)) out->write(thermo());
     if (hook && !hook->after_step(*this, step_ == last)) break;
   }
 }

@@ -93,6 +93,7 @@ class Simulation {
   // Why `s` cannot continue this deck's run ("" if it can), given every
   // rank's (id, type) sorted by id.
   std::string misfit(const CheckpointState& s, const std::vector<std::pair<std::int64_t, std::int64_t>>& deck_atoms);
+  struct Stepping;  // verlet_step's view of this simulation
   bool rebuild_due();
   void check_motion() const;
   void verify_atoms() const;

@@ -11,8 +11,10 @@
 #include <string>
 
 #include "cpu_reference.hpp"
+#include "device/device_atom_ops.hpp"
+#include "device/device_stepper.hpp"
 #include "device/force_pipeline.hpp"
-#include "integrate/step_functors.hpp"
+#include "integrate/cpu_atom_ops.hpp"
 #include "potentials/lj_cut.hpp"
 #include "potentials/morse.hpp"
 #include "potentials/pair_style_impl.hpp"
@@ -90,6 +92,23 @@ const std::vector<typename Pot::Params>& params_of(const Simulation& sim) {
   return dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params();
 }
 
+// The device step loop on a Simulation's deck and atoms, as they are before
+// its setup: the pipeline, a fresh integrator and the stepper.
+template <class Pot>
+struct DeviceRun {
+  explicit DeviceRun(const Simulation& sim)
+      : pipe(sim.sub_domain(), sim.reach(), sim.atoms().ntypes, params_of<Pot>(sim), {sim.deck().neighbor.sort}),
+        integrator(sim.deck().integrator, sim.natoms()),
+        stepper(pipe, integrator,
+                device::stepper_config(sim.deck(), sim.pair().max_cutoff(), sim.natoms(), sim.box().volume())) {
+    pipe.upload(sim.atoms());
+  }
+
+  device::DeviceForcePipeline<Pot> pipe;
+  Integrator integrator;
+  device::DeviceStepper<Pot> stepper;
+};
+
 template <class Pot>
 struct Twin {
   explicit Twin(const std::string& deck_yaml, int initial_stride = 64)
@@ -112,15 +131,10 @@ struct Twin {
     cpu.compute_forces();
     dev.compute_forces();
   }
-  // x += dt v on both sides, with the integrator's own functor.
+  // x += dt v on both sides, with the integrator's own atom operations.
   void drift(double dt) {
-    AtomStore& c = cpu.atoms;
-    const Drift on_cpu{dt, c.vx.data(), c.vy.data(), c.vz.data(), c.x.data(), c.y.data(), c.z.data()};
-    for (std::size_t i = 0; i < c.nlocal; ++i) on_cpu(static_cast<int>(i));
-    device::DeviceAtoms& d = dev.atoms();
-    using device::raw;
-    device::for_each_index(dev.stream(), d.nlocal,
-                           Drift{dt, raw(d.vx), raw(d.vy), raw(d.vz), raw(d.x), raw(d.y), raw(d.z)});
+    CpuAtomOps(cpu.atoms).drift(dt);
+    device::DeviceAtomOps(dev.atoms(), dev.stream()).drift(dt);
   }
   // The device state, copied to the host.
   AtomStore device_atoms() const {

@@ -1,0 +1,27 @@
+#pragma once
+// The per-atom work of the integrator, as seen from Integrator: each backend
+// runs the same functors (step_functors.hpp) over its own arrays, so the step
+// sequence and the Nose-Hoover chain math exist once, in integrator.cpp.
+// A handful of calls per step: the virtual dispatch costs nothing measurable.
+namespace tessera {
+
+// What LangevinForce needs besides the atoms.
+struct LangevinKeys {
+  double inv_damp;
+  double noise_scale;
+  unsigned long long seed;
+  unsigned long long step;
+};
+
+class AtomOps {
+ public:
+  virtual ~AtomOps() = default;
+  virtual void half_kick(double half_dt) = 0;           // v += half_dt f / m
+  virtual void drift(double dt) = 0;                    // x += dt v
+  virtual void langevin(const LangevinKeys& keys) = 0;  // f += friction + noise
+  virtual void scale_velocities(double s) = 0;          // v *= s
+  // Sum of m v^2 over this rank's atoms (the caller sums over ranks).
+  virtual double sum_mv2() const = 0;
+};
+
+}  // namespace tessera

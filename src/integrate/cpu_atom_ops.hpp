@@ -1,0 +1,36 @@
+#pragma once
+// AtomOps on the CPU: cpu_for over an AtomStore's local atoms.
+#include "atoms/atom_store.hpp"
+#include "backend/cpu_exec.hpp"
+#include "integrate/atom_ops.hpp"
+#include "integrate/step_functors.hpp"
+#include "thermo/thermo.hpp"
+
+namespace tessera {
+
+class CpuAtomOps final : public AtomOps {
+ public:
+  explicit CpuAtomOps(AtomStore& a) : a_(a) {}
+
+  void half_kick(double half_dt) override {
+    cpu_for(a_.nlocal, HalfKick{half_dt, a_.type.data(), a_.mass_of_type.data(), a_.fx.data(), a_.fy.data(),
+                                a_.fz.data(), a_.vx.data(), a_.vy.data(), a_.vz.data()});
+  }
+  void drift(double dt) override {
+    cpu_for(a_.nlocal, Drift{dt, a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.x.data(), a_.y.data(), a_.z.data()});
+  }
+  void langevin(const LangevinKeys& k) override {
+    cpu_for(a_.nlocal, LangevinForce{k.inv_damp, k.noise_scale, k.seed, k.step, a_.id.data(), a_.type.data(),
+                                     a_.mass_of_type.data(), a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.fx.data(),
+                                     a_.fy.data(), a_.fz.data()});
+  }
+  void scale_velocities(double s) override {
+    cpu_for(a_.nlocal, ScaleVelocity{s, a_.vx.data(), a_.vy.data(), a_.vz.data()});
+  }
+  double sum_mv2() const override { return tessera::sum_mv2(a_); }
+
+ private:
+  AtomStore& a_;
+};
+
+}  // namespace tessera
