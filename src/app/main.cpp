@@ -336,12 +336,15 @@ int main(int argc, char** argv) {
     if (*e.what()) fmt::print(stderr, "tessera: simulation stopped: {}\n", e.what());
     return kExitSimulationFailed;
   } catch (const IoError& e) {
-    fmt::print(stderr, "tessera: I/O error: {}\n", e.what());
+    // Empty: a collective write failed and rank 0 reports it.
+    if (*e.what()) fmt::print(stderr, "tessera: I/O error: {}\n", e.what());
     // HDF5 1.10 can crash in its exit handler after a file it was writing
     // failed to flush (full disk); leave without running it.
     std::fflush(stdout);
     std::fflush(stderr);
-    // Only rank 0 writes files: the others must not wait for it forever.
+    // Rank 0 prints before it ends every rank; the others wait for that.
+    if (!*e.what()) Communicator::world().barrier();
+    // Rank 0 writes most files alone: the others must not wait for it forever.
     Communicator::world().abort(kExitIoFailed);
   } catch (const std::exception& e) {
     fmt::print(stderr, "tessera: internal error: {}\n", e.what());

@@ -1,10 +1,7 @@
 #include "comm/communicator.hpp"
+#include "comm/mpi_handle.hpp"  // <mpi.h>, C API only
 
 #include <fmt/format.h>
-// The C API only: the deprecated C++ bindings need their own library.
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -184,6 +181,27 @@ std::vector<char> Communicator::scatter_from_root(const std::vector<std::vector<
   return mine;
 }
 
+std::vector<std::vector<char>> Communicator::exchange(const std::vector<std::vector<char>>& to_each) const {
+  if (static_cast<int>(to_each.size()) != size_) throw std::logic_error("exchange: one part per rank");
+  std::vector<std::vector<char>> from_each(static_cast<std::size_t>(size_));
+  from_each[rank_] = to_each[rank_];
+  if (!mpi_ || size_ == 1) return from_each;
+  std::vector<long long> out_sizes(static_cast<std::size_t>(size_)), in_sizes(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) out_sizes[r] = static_cast<long long>(to_each[r].size());
+  check(MPI_Alltoall(out_sizes.data(), 1, MPI_LONG_LONG, in_sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD),
+        "Alltoall");
+  for (int k = 1; k < size_; ++k) {
+    const int to = (rank_ + k) % size_, from = (rank_ - k + size_) % size_;
+    if (out_sizes[to] > (1LL << 31) - 1 || in_sizes[from] > (1LL << 31) - 1)
+      throw std::runtime_error("exchange: one rank's part is over 2 GiB");
+    from_each[from].resize(static_cast<std::size_t>(in_sizes[from]));
+    check(MPI_Sendrecv(to_each[to].data(), static_cast<int>(out_sizes[to]), MPI_BYTE, to, 5, from_each[from].data(),
+                       static_cast<int>(in_sizes[from]), MPI_BYTE, from, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+          "Sendrecv (exchange)");
+  }
+  return from_each;
+}
+
 void Communicator::broadcast(std::vector<char>& bytes) const {
   if (!mpi_ || size_ == 1) return;
   long long n = static_cast<long long>(bytes.size());
@@ -246,6 +264,11 @@ MpiSession::MpiSession(int& argc, char**& argv) {
 
 MpiSession::~MpiSession() {
   if (active_) MPI_Finalize();
+}
+
+MPI_Comm mpi_handle(const Communicator& c) {
+  if (!c.parallel()) throw std::logic_error("mpi_handle: the communicator is serial");
+  return MPI_COMM_WORLD;
 }
 
 }  // namespace tessera

@@ -34,6 +34,10 @@ class Communicator {
   std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
   // Rank 0 sends parts[r] to rank r (parts is read on rank 0 only).
   std::vector<char> scatter_from_root(const std::vector<std::vector<char>>& parts) const;
+  // All-to-all: part r of `to_each` goes to rank r; element r of the result
+  // came from rank r. One pairwise round per partner, so no rank ever holds
+  // more than its own share (used to put checkpoint rows in global-id order).
+  std::vector<std::vector<char>> exchange(const std::vector<std::vector<char>>& to_each) const;
   // Rank 0's bytes to everyone.
   void broadcast(std::vector<char>& bytes) const;
   // Rank 0's text to everyone (an error found on rank 0, a file name).

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "io/checksum.hpp"
 #include "io/durable_file.hpp"
+#include "io/checkpoint_contents.hpp"
 #include "io/h5.hpp"
 
 namespace tessera {
@@ -94,13 +95,30 @@ Seal read_and_check_seal(const std::string& path) {
   return seal;
 }
 
+// One rank holds every atom: each per-atom array is one plain dataset.
+struct WholeRows final : AtomRows {
+  void write(hid_t g, const std::string& name, const std::vector<double>& v, int cols) override { put(g, name, v, cols); }
+  void write(hid_t g, const std::string& name, const std::vector<std::int32_t>& v, int cols) override {
+    put(g, name, v, cols);
+  }
+  void write(hid_t g, const std::string& name, const std::vector<std::int64_t>& v, int cols) override {
+    put(g, name, v, cols);
+  }
+  template <class T>
+  static void put(hid_t g, const std::string& name, const std::vector<T>& v, int cols) {
+    h5::write_array(g, name, v, static_cast<hsize_t>(cols));
+  }
+};
+
 void write_box(hid_t file, const Box& b) {
   h5::Handle g = h5::create_group(file, "box");
   h5::write_array(g, "lo", std::vector<double>(b.lo, b.lo + 3));
   h5::write_array(g, "hi", std::vector<double>(b.hi, b.hi + 3));
 }
 
-void write_contents(hid_t file, const CheckpointState& s) {
+}  // namespace
+
+void write_checkpoint_contents(hid_t file, const CheckpointState& s, AtomRows& rows) {
   h5::write_attr<std::int32_t>(file, "format_version", s.format_version);
   h5::write_attr_string(file, "creator", s.creator);
   {
@@ -124,20 +142,20 @@ void write_contents(hid_t file, const CheckpointState& s) {
   }
   {
     h5::Handle g = h5::create_group(file, "atoms");
-    h5::write_array(g, "id", s.id);
-    h5::write_array(g, "type", s.type);
-    h5::write_array(g, "position", s.position, 3);
-    h5::write_array(g, "velocity", s.velocity, 3);
-    h5::write_array(g, "image", s.image, 3);
-    h5::write_array(g, "force", s.force, 3);
+    rows.write(g, "id", s.id, 0);
+    rows.write(g, "type", s.type, 0);
+    rows.write(g, "position", s.position, 3);
+    rows.write(g, "velocity", s.velocity, 3);
+    rows.write(g, "image", s.image, 3);
+    rows.write(g, "force", s.force, 3);
   }
   {
     h5::Handle g = h5::create_group(file, "neighbor");
-    h5::write_array(g, "reference_position", s.reference_position, 3);
+    rows.write(g, "reference_position", s.reference_position, 3);
     h5::write_array(g, "rank_grid", std::vector<std::int32_t>(s.rank_grid.begin(), s.rank_grid.end()));
     h5::write_array(g, "rank_cuts", s.rank_cuts);
-    h5::write_array(g, "rank", s.rank);
-    h5::write_array(g, "storage_index", s.storage_index);
+    rows.write(g, "rank", s.rank, 0);
+    rows.write(g, "storage_index", s.storage_index, 0);
   }
   {
     h5::Handle g = h5::create_group(file, "integrator");
@@ -153,9 +171,11 @@ void write_contents(hid_t file, const CheckpointState& s) {
   {
     h5::Handle g = h5::create_group(file, "analysis");
     h5::write_attr<std::int64_t>(g, "msd_origin_step", s.msd_origin_step);
-    h5::write_array(g, "msd_origin", s.msd_origin, 3);
+    rows.write(g, "msd_origin", s.msd_origin, 3);
   }
 }
+
+namespace {
 
 // Checks that the arrays describe one consistent system; a checkpoint that
 // passed its checksums can still have been written by a broken tool.
@@ -262,7 +282,8 @@ void write_checkpoint(const std::string& path, const CheckpointState& s) {
       // the deck and HDF5's metadata.
       const std::size_t expected = 184 * static_cast<std::size_t>(s.id.size()) + s.deck_text.size() + (256 << 10);
       h5::Handle file = h5::create_memory_file(path, kCheckpointUserblock, expected);
-      write_contents(file, s);
+      WholeRows rows;
+      write_checkpoint_contents(file, s, rows);
       image = h5::file_image(file, kCheckpointUserblock);
     }
     if (image.size() < kCheckpointUserblock) throw IoError("HDF5 produced an image shorter than its userblock");

@@ -28,7 +28,11 @@
 //                       without an MSD. Format 2 is format 3 without
 //                       /analysis, and is still read.
 //
-// Every dataset carries its own XXH3 checksum too (attribute xxh3_64).
+// Every dataset carries its own XXH3 checksum too: attribute xxh3_64, or,
+// for a per-atom array written by N ranks at once (checkpoint_collective.hpp),
+// xxh3_64_rows (the N+1 row offsets of the ranks' parts) and xxh3_64_parts
+// (XXH3 of the N parts' XXH3 values). Format 3 is format 4 with xxh3_64 on
+// every dataset.
 #include <array>
 #include <cstdint>
 #include <stdexcept>
@@ -41,7 +45,9 @@ namespace tessera {
 
 // 2: adds the owner rank of each atom and the rank grid (several ranks).
 // 3: adds /analysis/msd_origin.
-constexpr int kCheckpointFormat = 3;
+// 4: a per-atom dataset written by several ranks at once carries one checksum
+//    per rank (xxh3_64_rows, xxh3_64_parts) instead of xxh3_64.
+constexpr int kCheckpointFormat = 4;
 constexpr int kCheckpointOldestFormat = 2;  // the oldest one still read
 constexpr std::uint64_t kCheckpointUserblock = 512;
 

@@ -40,6 +40,28 @@ herr_t collect(unsigned depth, const H5E_error2_t* e, void* out) {
   throw H5Error(detail.empty() ? what : fmt::format("{}: {}", what, detail));
 }
 
+thread_local DeferredWriteErrors* deferred = nullptr;
+
+}  // namespace
+
+DeferredWriteErrors::DeferredWriteErrors() : outer_(deferred) { deferred = this; }
+DeferredWriteErrors::~DeferredWriteErrors() { deferred = outer_; }
+
+namespace {
+
+// A raw-data write's status: thrown, or recorded under DeferredWriteErrors.
+void check_data_write(herr_t status, const std::string& what) {
+  if (!deferred) {
+    check_status(status, what);
+    return;
+  }
+  try {
+    check_status(status, what);
+  } catch (const H5Error& e) {
+    deferred->note(e.what());
+  }
+}
+
 }  // namespace
 
 void quiet() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
@@ -165,8 +187,8 @@ void write_array(hid_t parent, const std::string& name, const std::vector<T>& da
                    "cannot create dataset " + name),
              H5Dclose);
   if (!data.empty())
-    check_status(H5Dwrite(set, native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
-                 "cannot write dataset " + name);
+    check_data_write(H5Dwrite(set, native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()),
+                     "cannot write dataset " + name);
   write_attr<std::uint64_t>(set, "xxh3_64", checksum64(data.data(), data.size() * sizeof(T)));
 }
 
@@ -195,13 +217,64 @@ std::vector<T> read_array(hid_t parent, const std::string& name, long long expec
   if (!out.empty())
     check_status(H5Dread(set, native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),
                  "cannot read dataset " + name);
-  if (!has_attr(set, "xxh3_64")) throw H5Error("dataset '" + name + "' has no checksum");
-  const auto want = read_attr<std::uint64_t>(set, "xxh3_64");
-  const auto got = checksum64(out.data(), out.size() * sizeof(T));
+  std::uint64_t want = 0, got = 0;
+  if (has_attr(set, "xxh3_64")) {
+    want = read_attr<std::uint64_t>(set, "xxh3_64");
+    got = checksum64(out.data(), out.size() * sizeof(T));
+  } else if (has_attr(set, "xxh3_64_parts")) {
+    want = read_attr<std::uint64_t>(set, "xxh3_64_parts");
+    // One offset per writing rank, and one more; no run has a million ranks.
+    const auto offsets = read_attr_array(set, "xxh3_64_rows", std::size_t{1} << 20);
+    bool ok = offsets.size() >= 2 && offsets.front() == 0 && offsets.back() == rows;
+    for (std::size_t p = 1; ok && p < offsets.size(); ++p) ok = offsets[p - 1] <= offsets[p];
+    if (!ok) throw H5Error(fmt::format("dataset '{}': xxh3_64_rows does not split its {} rows into parts", name, rows));
+    const std::size_t width = static_cast<std::size_t>(cols ? cols : 1);
+    std::vector<std::uint64_t> parts;
+    for (std::size_t p = 0; p + 1 < offsets.size(); ++p)
+      parts.push_back(checksum64(out.data() + width * static_cast<std::size_t>(offsets[p]),
+                                 width * static_cast<std::size_t>(offsets[p + 1] - offsets[p]) * sizeof(T)));
+    got = combine_part_checksums(parts);
+  } else {
+    throw H5Error("dataset '" + name + "' has no checksum");
+  }
   if (want != got)
     throw H5Error(
         fmt::format("dataset '{}' fails its checksum (stored {:016x}, computed {:016x}): corrupted", name, want, got));
   return out;
+}
+
+std::uint64_t combine_part_checksums(const std::vector<std::uint64_t>& part_checksums) {
+  return checksum64(part_checksums.data(), part_checksums.size() * sizeof(std::uint64_t));
+}
+
+template <class T>
+void write_rows(hid_t parent, const std::string& name, const std::vector<T>& mine, hsize_t cols, hsize_t first_row,
+                hsize_t total_rows, const std::vector<std::int64_t>& row_offsets, std::uint64_t combined, hid_t xfer) {
+  const hsize_t width = cols ? cols : 1;
+  const hsize_t my_rows = mine.size() / width;
+  const int rank = cols ? 2 : 1;
+  hsize_t dims[2] = {total_rows, cols};
+  Handle space(check(H5Screate_simple(rank, dims, nullptr), "H5Screate_simple"), H5Sclose);
+  Handle set(check(H5Dcreate2(parent, name.c_str(), native_type<T>(), space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   "cannot create dataset " + name),
+             H5Dclose);
+  if (total_rows > 0) {
+    // A rank with no rows still joins the collective write, selecting nothing.
+    hsize_t mem_dims[2] = {std::max<hsize_t>(my_rows, 1), cols};
+    Handle mem(check(H5Screate_simple(rank, mem_dims, nullptr), "H5Screate_simple"), H5Sclose);
+    if (my_rows == 0) {
+      check_status(H5Sselect_none(mem), "H5Sselect_none");
+      check_status(H5Sselect_none(space), "H5Sselect_none");
+    } else {
+      const hsize_t start[2] = {first_row, 0}, count[2] = {my_rows, cols};
+      check_status(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr), "select rows");
+    }
+    const T none{};
+    check_data_write(H5Dwrite(set, native_type<T>(), mem, space, xfer, my_rows ? mine.data() : &none),
+                     "cannot write dataset " + name);
+  }
+  write_attr_array(set, "xxh3_64_rows", row_offsets);
+  write_attr<std::uint64_t>(set, "xxh3_64_parts", combined);
 }
 
 void write_string(hid_t parent, const std::string& name, const std::string& text) {
@@ -261,10 +334,35 @@ std::string read_attr_string(hid_t obj, const std::string& name) {
 
 bool has_attr(hid_t obj, const std::string& name) { return H5Aexists(obj, name.c_str()) > 0; }
 
+template <class T>
+void write_attr_array(hid_t obj, const std::string& name, const std::vector<T>& values) {
+  const hsize_t n = values.size();
+  Handle space(check(H5Screate_simple(1, &n, nullptr), "H5Screate_simple"), H5Sclose);
+  Handle attr(check(H5Acreate2(obj, name.c_str(), native_type<T>(), space, H5P_DEFAULT, H5P_DEFAULT),
+                    "cannot create attribute " + name),
+              H5Aclose);
+  if (n) check_status(H5Awrite(attr, native_type<T>(), values.data()), "cannot write attribute " + name);
+}
+
+std::vector<std::int64_t> read_attr_array(hid_t obj, const std::string& name, std::size_t max_values) {
+  if (!has_attr(obj, name)) throw H5Error("attribute '" + name + "' is missing");
+  Handle attr(check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "cannot open attribute " + name), H5Aclose);
+  Handle space(check(H5Aget_space(attr), "H5Aget_space"), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n < 0 || static_cast<std::size_t>(n) > max_values)
+    throw H5Error(fmt::format("attribute '{}' has {} values, at most {} expected", name, n, max_values));
+  std::vector<std::int64_t> values(static_cast<std::size_t>(n));
+  if (n) check_status(H5Aread(attr, H5T_NATIVE_INT64, values.data()), "cannot read attribute " + name);
+  return values;
+}
+
 #define TESSERA_H5_INSTANTIATE(T)                                                          \
   template void write_array<T>(hid_t, const std::string&, const std::vector<T>&, hsize_t); \
   template std::vector<T> read_array<T>(hid_t, const std::string&, long long, long long);  \
+  template void write_rows<T>(hid_t, const std::string&, const std::vector<T>&, hsize_t, hsize_t, hsize_t, \
+                              const std::vector<std::int64_t>&, std::uint64_t, hid_t);                   \
   template void write_attr<T>(hid_t, const std::string&, T);                               \
+  template void write_attr_array<T>(hid_t, const std::string&, const std::vector<T>&);     \
   template T read_attr<T>(hid_t, const std::string&);
 TESSERA_H5_INSTANTIATE(double)
 TESSERA_H5_INSTANTIATE(float)

@@ -50,6 +50,26 @@ class Handle {
   Closer close_ = nullptr;
 };
 
+// While one of these lives on this thread, a raw-data write that fails in
+// write_array or write_rows is recorded instead of thrown. Every rank of a
+// parallel file must go on making the same HDF5 calls, or MPI-IO hangs in the
+// next collective one; the writer checks first() once all are made.
+class DeferredWriteErrors {
+ public:
+  DeferredWriteErrors();
+  ~DeferredWriteErrors();
+  DeferredWriteErrors(const DeferredWriteErrors&) = delete;
+  DeferredWriteErrors& operator=(const DeferredWriteErrors&) = delete;
+  const std::string& first() const { return first_; }
+  void note(const std::string& failure) {
+    if (first_.empty()) first_ = failure;
+  }
+
+ private:
+  std::string first_;
+  DeferredWriteErrors* outer_;
+};
+
 // Checks an HDF5 return value (negative means failure).
 hid_t check(hid_t id, const std::string& what);
 herr_t check_status(herr_t status, const std::string& what);
@@ -81,6 +101,22 @@ template <class T>
 std::vector<T> read_array(hid_t parent, const std::string& name, long long expect_rows = -1,
                           long long expect_cols = -1);
 
+// A dataset written in parts, one per rank, each a contiguous run of rows,
+// carries instead "xxh3_64_rows" (the parts' first rows, then the row count)
+// and "xxh3_64_parts": the checksum of the parts' own checksums, see
+// combine_part_checksums. No rank ever sees the whole dataset, yet any reader
+// recomputes the value from the stored rows alone. read_array checks either.
+std::uint64_t combine_part_checksums(const std::vector<std::uint64_t>& part_checksums);
+
+// Creates a total_rows x cols dataset (cols == 0: rank 1) and writes `mine`
+// at rows [first_row, first_row + its rows): every rank of a parallel file
+// calls it at once, in the same order, with the same name, sizes,
+// row_offsets and combined checksum; `xfer` is the transfer property list
+// (collective MPI-IO there, H5P_DEFAULT in a plain file).
+template <class T>
+void write_rows(hid_t parent, const std::string& name, const std::vector<T>& mine, hsize_t cols, hsize_t first_row,
+                hsize_t total_rows, const std::vector<std::int64_t>& row_offsets, std::uint64_t combined, hid_t xfer);
+
 void write_string(hid_t parent, const std::string& name, const std::string& text);
 std::string read_string(hid_t parent, const std::string& name);
 
@@ -91,5 +127,10 @@ T read_attr(hid_t obj, const std::string& name);
 void write_attr_string(hid_t obj, const std::string& name, const std::string& value);
 std::string read_attr_string(hid_t obj, const std::string& name);
 bool has_attr(hid_t obj, const std::string& name);
+template <class T>
+void write_attr_array(hid_t obj, const std::string& name, const std::vector<T>& values);
+// Refuses (H5Error) an attribute of more than max_values values before
+// allocating: a crafted file may claim any size.
+std::vector<std::int64_t> read_attr_array(hid_t obj, const std::string& name, std::size_t max_values);
 
 }  // namespace tessera::h5

@@ -129,15 +129,6 @@ std::vector<std::int64_t> read_steps(hid_t set, const std::string& name) {
   return steps;
 }
 
-void write_attr_ints(hid_t obj, const std::string& name, const std::vector<std::int32_t>& values) {
-  const hsize_t n = values.size();
-  Handle space(check(H5Screate_simple(1, &n, nullptr), "H5Screate_simple"), H5Sclose);
-  Handle attr(check(H5Acreate2(obj, name.c_str(), H5T_NATIVE_INT32, space, H5P_DEFAULT, H5P_DEFAULT),
-                    "cannot create attribute " + name),
-              H5Aclose);
-  check_status(H5Awrite(attr, H5T_NATIVE_INT32, values.data()), "cannot write attribute " + name);
-}
-
 std::vector<std::int32_t> read_attr_ints(hid_t obj, const std::string& name) {
   if (!h5::has_attr(obj, name)) throw H5Error("attribute '" + name + "' is missing");
   Handle attr(check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "cannot open attribute " + name), H5Aclose);
@@ -323,7 +314,7 @@ struct H5mdWriter::Impl {
     file = Handle(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), "cannot create the file"), H5Fclose);
     {
       Handle meta = h5::create_group(file, "h5md");
-      write_attr_ints(meta, "version", {1, 1});
+      h5::write_attr_array<std::int32_t>(meta, "version", {1, 1});
       Handle author = h5::create_group(meta, "author");
       h5::write_attr_string(author, "name", author_name());
       Handle creator = h5::create_group(meta, "creator");
@@ -336,7 +327,7 @@ struct H5mdWriter::Impl {
       // refuses any unit string it does not know.
       Handle modules = h5::create_group(meta, "modules");
       Handle units = h5::create_group(modules, "units");
-      write_attr_ints(units, "version", {1, 0});
+      h5::write_attr_array<std::int32_t>(units, "version", {1, 0});
       h5::write_attr_string(units, "system", "lj");
     }
     Handle particles_group = h5::create_group(file, "particles");

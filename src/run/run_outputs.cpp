@@ -7,6 +7,7 @@
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "io/checkpoint_collective.hpp"
 #include "io/checkpoint_folder.hpp"
 #include "io/durable_file.hpp"
 #include "io/extxyz_writer.hpp"
@@ -227,17 +228,23 @@ void RunOutputs::write_checkpoint_now(const Simulation& sim) {
     state.msd_origin = analysis_->msd_origin();
     state.msd_origin_step = analysis_->msd_origin_step();
   }
-  // Rank 0 alone holds the atoms; every rank must stop with the same error.
-  const long long bad = sim.comm().sum(root_ ? static_cast<long long>(first_non_finite_atom(state)) : 0LL);
+  // Each rank checks its own atoms; every rank must stop with the same error,
+  // the one naming the smallest bad id.
+  long long bad = -1;
+  for (long long id : sim.comm().allgather(static_cast<long long>(first_non_finite_atom(state))))
+    if (id >= 0 && (bad < 0 || id < bad)) bad = id;
   if (bad >= 0 && !root_) throw SimulationError("");  // rank 0 reports it
   if (bad >= 0)
     throw SimulationError(
         fmt::format("step {}: atom {} has a non-finite position, velocity or force; no checkpoint "
                     "written (the last good one, {}, is kept)",
                     sim.step(), bad, last_checkpoint_.empty() ? "none" : last_checkpoint_));
-  if (root_) {
-    const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = std::chrono::steady_clock::now();
+  if (sim.comm().parallel())
+    write_checkpoint_collective(path, state, sim.comm());
+  else
     write_checkpoint(path, state);
+  if (root_) {
     prune_checkpoints(deck_.checkpoint.path, deck_.checkpoint.keep);
     if (verbose_)
       fmt::print("Checkpoint {} written at step {} ({:.3f} s)\n", path, sim.step(),

@@ -69,9 +69,9 @@ class Simulation {
   void compute_forces();
 
   double time() const { return static_cast<double>(step_) * deck_.integrator.dt; }
-  // Everything needed to continue this run bitwise exactly. Collective: with
-  // several ranks, rank 0 gets every atom (in id order), the others the
-  // header fields only.
+  // Everything needed to continue this run bitwise exactly: the header
+  // fields and this rank's own atoms, in id order (all of them on one rank).
+  // With several ranks write_checkpoint_collective puts the parts together.
   CheckpointState capture_state() const;
   // Continues from a checkpoint instead of setup(). Collective: `s` is read
   // on rank 0 only. Throws InputError (on every rank) naming `source` when

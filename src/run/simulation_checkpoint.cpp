@@ -1,7 +1,7 @@
 // Simulation <-> CheckpointState: what a checkpoint holds and how a run
-// continues from it. With several ranks, rank 0 holds the whole state in
-// global-id order: the ranks' atoms are gathered to it for writing and
-// scattered from it on restart.
+// continues from it. With several ranks each rank captures its own atoms and
+// they write one file together (io/checkpoint_collective.hpp); on restart
+// rank 0 reads the file and scatters the atoms.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -144,12 +144,6 @@ CheckpointState Simulation::capture_state() const {
   s.chain_velocity = integrator_.chain_velocities();
   s.random_key = deck_.integrator.seed;
   s.random_counter = static_cast<std::uint64_t>(step_);
-  if (!comm_.parallel()) return s;
-
-  const auto packed = comm_.gather_to_root(pack_atoms(s));
-  std::vector<CheckpointState> parts(packed.size());
-  for (std::size_t r = 0; r < packed.size(); ++r) unpack_atoms(packed[r], parts[r]);
-  merge_atoms(parts, s);  // on ranks other than 0: no parts, no atoms
   return s;
 }
 

@@ -5,6 +5,7 @@
 # trajectory). A checkpoint written on N ranks continues on M ranks (1->4,
 # 4->2, 3->1) with the thermo of the straight run to 1e-10 relative, every
 # atom kept, and MDAnalysis reads a trajectory written by several ranks.
+# Several ranks write one checkpoint file together, one part per rank.
 set -uo pipefail
 # shellcheck source=/dev/null
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -12,7 +13,12 @@ bin=$(realpath "$1")
 src=$(realpath "$2")
 py=/usr/bin/python3
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+mounted=()
+cleanup() {
+  for m in "${mounted[@]}"; do umount "$m" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
@@ -109,10 +115,67 @@ sys.exit(0 if a["atoms/id"][()].tolist() == b["atoms/id"][()].tolist() and len(a
 PY
 done
 
+# The 4 ranks wrote their step-100 checkpoint together (parallel HDF5): each
+# per-atom dataset holds one checksummed part per rank, the parts are
+# contiguous runs of rows in global-id order, and together they hold every
+# atom once. One rank writes plain whole-dataset checksums.
+check "a checkpoint from 4 ranks holds one checksummed part per rank, in id order" $py - n4m2-split.ckpt/ckpt-000000000100.h5 n1m4-split.ckpt/ckpt-000000000100.h5 <<'PY'
+import sys
+import h5py
+four, one = (h5py.File(p, "r") for p in sys.argv[1:3])
+ok = four.attrs["format_version"] == 4 and four["atoms/id"][()].tolist() == list(range(1, 2049))
+for name in ("atoms/id", "atoms/type", "atoms/position", "atoms/velocity", "atoms/image", "atoms/force",
+             "neighbor/reference_position", "neighbor/rank", "neighbor/storage_index"):
+    rows = four[name].attrs.get("xxh3_64_rows")
+    ok = ok and "xxh3_64" not in four[name].attrs and rows is not None and len(rows) == 5
+    ok = ok and rows[0] == 0 and rows[-1] == 2048 and all(rows[k] < rows[k + 1] for k in range(4))
+    ok = ok and "xxh3_64" in one[name].attrs and "xxh3_64_rows" not in one[name].attrs
+    if not ok:
+        print(f"  {name}: {dict(four[name].attrs)}")
+        break
+sys.exit(0 if ok else 1)
+PY
+
 # A checkpoint that does not fit stops every rank with one message.
 deck other 200 "$nve" other
 sed -i 's/cells: \[8, 8, 8\]/cells: [9, 8, 8]/' other.yaml
 run_ranks 2 other.yaml --restart nve-straight.ckpt/ckpt-000000000200.h5 > other.out 2>&1
 check "a checkpoint of another system on 2 ranks: exit 2" test $? -eq 2
 check "a checkpoint of another system on 2 ranks: one message" test "$(grep -c 'does not fit the deck' other.out)" -eq 1
+
+# A collective write that cannot succeed fails on every rank with one message
+# and exit 4, leaves no temporary and keeps the previous checkpoint: a disk
+# with room for one checkpoint only, and a read-only folder (small tmpfs
+# mounts; needs root and mount rights, as on the CI machine). Without the
+# free-space check HDF5's parallel close hangs here.
+mkdir -p full ro
+if mount -t tmpfs -o size=400k tmpfs full 2>/dev/null; then
+  mounted+=("$work/full")
+  deck full 1000 "$nve" full
+  sed -i 's#path: full.ckpt#path: full#' full.yaml
+  timeout 300 mpirun -np 2 --oversubscribe "$bin" run full.yaml --threads 1 > full.out 2>&1
+  rc=$?
+  check "2 ranks, full disk: exit 4" test $rc -eq 4
+  check "2 ranks, full disk: one message, saying no space" test "$(grep -c 'I/O error: .*No space left on device' full.out)" -eq 1
+  check "2 ranks, full disk: only the step-100 checkpoint, and it verifies" $py - full <<'PY'
+import os, sys, h5py
+names = sorted(os.listdir(sys.argv[1]))
+assert names == ["ckpt-000000000100.h5"], names
+assert h5py.File(os.path.join(sys.argv[1], names[0]), "r")["atoms/id"][()].tolist() == list(range(1, 2049))
+PY
+  deck survivor 200 "$nve" survivor
+  run_ranks 2 survivor.yaml --restart full/ckpt-000000000100.h5 > survivor.out 2>&1
+  check "2 ranks, full disk: restarting from the survivor works" test $? -eq 0
+  umount full && mounted=()
+  if mount -t tmpfs -o ro,size=10m tmpfs ro 2>/dev/null; then
+    mounted+=("$work/ro")
+    deck ro 200 "$nve" ro
+    sed -i 's#path: ro.ckpt#path: ro#' ro.yaml
+    timeout 300 mpirun -np 2 --oversubscribe "$bin" run ro.yaml --threads 1 > ro.out 2>&1
+    check "2 ranks, read-only folder: exit 4" test $? -eq 4
+    check "2 ranks, read-only folder: one message, saying read only" test "$(grep -c 'I/O error: .*read only' ro.out)" -eq 1
+  fi
+else
+  echo "note: cannot mount tmpfs here; the 2-rank full-disk and read-only checks did not run"
+fi
 exit $fail

@@ -13,6 +13,7 @@
 #include "io/checkpoint.hpp"
 #include "io/checkpoint_folder.hpp"
 #include "io/checkpoint_parts.hpp"
+#include "io/checksum.hpp"
 #include "io/h5.hpp"
 #include "run/simulation.hpp"
 #include "test_support.hpp"
@@ -191,7 +192,7 @@ TEST_CASE("damaged or foreign checkpoints are refused with the file and the reas
 
   CHECK_THAT(refusal(
                  "version", [](const std::string&) {}, 99),
-             Catch::Contains("format version 99, but this build reads versions 2 to 3"));
+             Catch::Contains("format version 99, but this build reads versions 2 to 4"));
 
   CHECK_THAT(refusal("missing",
                      [](const std::string& p) {
@@ -389,5 +390,50 @@ TEST_CASE("a checkpoint whose rank layout is inconsistent is refused", "[checkpo
   s = two;
   s.rank_grid = {-1, -2, 1};
   CHECK_THAT(refused(s), Catch::Contains("does not hold nranks"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a dataset written in parts verifies part by part, whoever reads it", "[checkpoint][ranks][errors]") {
+  // What three ranks write into one file (checkpoint_collective.cpp), written
+  // here by one process part by part: rows 0-1, 2-4 and none.
+  const fs::path dir = scratch("parts");
+  const std::string path = (dir / "parts.h5").string();
+  const std::vector<double> all = {0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32, 40, 41, 42};
+  const std::vector<std::int64_t> offsets = {0, 2, 5, 5};
+  const auto part = [&](int p) {
+    return std::vector<double>(all.begin() + 3 * offsets[p], all.begin() + 3 * offsets[p + 1]);
+  };
+  std::vector<std::uint64_t> sums;
+  for (int p = 0; p < 3; ++p) sums.push_back(checksum64(part(p).data(), part(p).size() * sizeof(double)));
+  const std::uint64_t combined = h5::combine_part_checksums(sums);
+  const auto write = [&](const std::vector<std::int64_t>& stored_offsets, std::uint64_t stored_sum) {
+    h5::Handle file = h5::create_file(path, 0);
+    // The dataset exists once; the parts after the first only fill rows in.
+    h5::write_rows(file, "v", part(0), 3, 0, 5, stored_offsets, stored_sum, H5P_DEFAULT);
+    h5::Handle set(H5Dopen2(file, "v", H5P_DEFAULT), H5Dclose);
+    h5::Handle space(H5Dget_space(set), H5Sclose);
+    const hsize_t start[2] = {2, 0}, count[2] = {3, 3};
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    h5::Handle mem(H5Screate_simple(2, count, nullptr), H5Sclose);
+    REQUIRE(H5Dwrite(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, part(1).data()) >= 0);
+  };
+  const auto read = [&] {
+    h5::Handle file = h5::open_file(path, false);
+    return h5::read_array<double>(file, "v", 5, 3);
+  };
+
+  write(offsets, combined);
+  CHECK(read() == all);
+  // Another split of the same rows is another checksum.
+  write({0, 1, 5, 5}, combined);
+  CHECK_THROWS_WITH(read(), Catch::Contains("dataset 'v' fails its checksum"));
+  write({0, 2, 5}, combined);
+  CHECK_THROWS_WITH(read(), Catch::Contains("dataset 'v' fails its checksum"));
+  write(offsets, combined ^ 1);
+  CHECK_THROWS_WITH(read(), Catch::Contains("dataset 'v' fails its checksum"));
+  write({0, 3, 2, 5}, combined);
+  CHECK_THROWS_WITH(read(), Catch::Contains("xxh3_64_rows does not split its 5 rows into parts"));
+  write({0, 2, 6}, combined);
+  CHECK_THROWS_WITH(read(), Catch::Contains("xxh3_64_rows does not split its 5 rows into parts"));
   fs::remove_all(dir);
 }
