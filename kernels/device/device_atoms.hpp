@@ -87,6 +87,28 @@ inline void upload_atoms(const AtomStore& a, DeviceAtoms& d) {
   detail::to_device(a.virial, nl, d.virial, "virial");
 }
 
+namespace detail {
+
+// Host to device: three local arrays, keeping the ghosts.
+inline void upload_locals(std::size_t host_nlocal, DeviceAtoms& d, const std::vector<double>* const (&h)[3],
+                          dvec<double>* const (&dv)[3], const char* what) {
+  if (host_nlocal != static_cast<std::size_t>(d.nlocal))
+    throw std::invalid_argument(std::string(what) + ": the host holds another number of atoms than the device");
+  for (int k = 0; k < 3; ++k) thrust::copy(h[k]->begin(), h[k]->begin() + d.nlocal, dv[k]->begin());
+}
+
+}  // namespace detail
+
+// Host to device: local positions only, keeping the ghosts (restart).
+inline void upload_positions(const AtomStore& a, DeviceAtoms& d) {
+  detail::upload_locals(a.nlocal, d, {&a.x, &a.y, &a.z}, {&d.x, &d.y, &d.z}, "upload_positions");
+}
+
+// Host to device: local forces only (restart).
+inline void upload_forces(const AtomStore& a, DeviceAtoms& d) {
+  detail::upload_locals(a.nlocal, d, {&a.fx, &a.fy, &a.fz}, {&d.fx, &d.fy, &d.fz}, "upload_forces");
+}
+
 // Device to host: every array, ghosts included (device -> host copies).
 inline void download_atoms(const DeviceAtoms& d, AtomStore& a) {
   const std::size_t nl = d.nlocal, na = d.nall();

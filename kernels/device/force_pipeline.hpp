@@ -18,9 +18,11 @@ inline namespace TESSERA_DEVICE_SYSTEM_NS {
 template <class Pot>
 class DeviceForcePipeline {
  public:
+  using Potential = Pot;
   struct Options {
     bool sort = true;         // deck neighbor.sort
     int initial_stride = 64;  // neighbours per atom before the first build
+    bool mixed = false;       // deck precision: mixed
   };
 
   // `reach`: cutoff + skin; `params`: the (ntypes+1)^2 table of Pot::Params.
@@ -40,9 +42,15 @@ class DeviceForcePipeline {
     ghosts_.build(atoms_, sd_, reach_);
     builder_.build(atoms_, sd_, reach_, list_);
   }
+  // Ghosts and list from the positions as they are, with no wrap or sort:
+  // the list of a checkpoint's last build, from that build's positions.
+  void build_in_place() {
+    ghosts_.build(atoms_, sd_, reach_);
+    builder_.build(atoms_, sd_, reach_, list_);
+  }
   // Between rebuilds: the ghosts follow their sources.
   void refresh_ghosts() { ghosts_.refresh(atoms_, sd_.global); }
-  void compute_forces() { pair_.compute(atoms_, list_); }
+  void compute_forces() { pair_.compute(atoms_, list_, opt_.mixed); }
 
   // LAMMPS's check: some atom moved more than half the skin since the build.
   bool moved_too_far(double skin) const { return max_displacement_sq() > 0.25 * skin * skin; }
@@ -52,6 +60,7 @@ class DeviceForcePipeline {
   DeviceAtoms& atoms() { return atoms_; }
   const DeviceAtoms& atoms() const { return atoms_; }
   const DeviceNeighborList& list() const { return list_; }
+  DeviceNeighborList& list() { return list_; }
   const DeviceGhosts& ghosts() const { return ghosts_; }
   const DeviceStream& stream() const { return stream_; }
 

@@ -25,9 +25,19 @@ class DevicePairForces {
     params_.assign(table.begin(), table.end());  // host -> device
   }
 
-  // Forces, per-atom energies and virials of the local atoms.
-  void compute(DeviceAtoms& a, const DeviceNeighborList& nl) const {
-    PairForce<Pot> f;
+  // Forces, per-atom energies and virials of the local atoms; `mixed`: the
+  // pair math in float (pair_force.hpp).
+  void compute(DeviceAtoms& a, const DeviceNeighborList& nl, bool mixed = false) const {
+    if (mixed)
+      run<float>(a, nl);
+    else
+      run<double>(a, nl);
+  }
+
+ private:
+  template <class Real>
+  void run(DeviceAtoms& a, const DeviceNeighborList& nl) const {
+    PairForce<Pot, Real> f;
     f.x = raw(a.x);
     f.y = raw(a.y);
     f.z = raw(a.z);
@@ -45,7 +55,6 @@ class DevicePairForces {
     for_each_index(stream_, a.nlocal, f);
   }
 
- private:
   DeviceStream stream_;
   int type_stride_;
   dvec<Params> params_;

@@ -40,10 +40,12 @@ StopPolicy::Clock::time_point g_start;
 
 namespace {
 
-Deck load_with_overrides(const std::string& path, int threads, const std::string& backend) {
+Deck load_with_overrides(const std::string& path, int threads, const std::string& backend,
+                         const std::string& precision = "") {
   Deck d = load_deck(path);
   if (threads > 0) d.threads = threads;
   if (!backend.empty()) d.backend = backend;
+  if (!precision.empty()) d.precision = precision;
   return d;
 }
 
@@ -55,26 +57,32 @@ std::string why_no_gpu(const DeviceReport& r) {
   return s;
 }
 
-// The backend a run uses. `auto` takes a usable GPU, else the CPU with a
-// one-line notice; `cuda` without one is a bad-input error. `from` names
-// where the choice came from (the deck or --backend).
-std::string choose_backend(const std::string& wanted, const std::string& from) {
-  if (wanted == "cpu") return "cpu";
+// The GPU a run uses, or -1 for the CPU. `auto` takes a usable GPU, else
+// the CPU with a one-line notice; `cuda` without one is a bad-input error.
+// `from` names where the choice came from (the deck or --backend). The CUDA
+// backend runs on one rank in this version.
+int choose_gpu(const std::string& wanted, const std::string& from, int ranks) {
+  if (wanted == "cpu") return -1;
   const DeviceReport r = probe_devices();
   const DeviceInfo* gpu = r.first_usable();
   if (wanted == "cuda") {
     if (!gpu) throw InputError(fmt::format("{}: backend cuda, but no usable GPU: {}", from, why_no_gpu(r)));
-    throw InputError(
-        fmt::format("{}: backend cuda: GPU {} ({}) is usable, but the CUDA backend is not in this "
-                    "version yet; use backend cpu or auto",
-                    from, gpu->index, gpu->name));
+    if (ranks > 1)
+      throw InputError(fmt::format(
+          "{}: backend cuda runs on one MPI rank in this version, and this run has {}; use backend cpu for "
+          "several ranks",
+          from, ranks));
+    return gpu->index;
   }
-  if (gpu)
-    fmt::print("tessera: GPU {} ({}) found, but the CUDA backend is not in this version yet: running on the CPU\n",
-               gpu->index, gpu->name);
-  else if (r.cuda_built)
-    fmt::print("tessera: no usable GPU ({}): running on the CPU\n", why_no_gpu(r));
-  return "cpu";
+  if (gpu && ranks > 1) {
+    fmt::print("tessera: GPU {} ({}) found, but the CUDA backend runs on one rank in this version: {} ranks run on "
+               "the CPU\n",
+               gpu->index, gpu->name, ranks);
+    return -1;
+  }
+  if (gpu) return gpu->index;
+  if (r.cuda_built) fmt::print("tessera: no usable GPU ({}): running on the CPU\n", why_no_gpu(r));
+  return -1;
 }
 
 // `tessera info`: what this binary is and what it can run on here.
@@ -112,8 +120,10 @@ int cmd_info() {
                      ? std::string("memory not reported")
                      : fmt::format("{:.0f} of {:.0f} MiB in use", static_cast<double>(s->memory_used_bytes) / (1 << 20),
                                    static_cast<double>(s->memory_total_bytes) / (1 << 20)));
+  const DeviceInfo* gpu = r.first_usable();
   fmt::print("Backend    auto runs on: {}\n",
-             r.first_usable() ? "the CPU (the CUDA backend is not in this version yet)" : "the CPU");
+             gpu ? fmt::format("GPU {} ({}) with one MPI rank, the CPU with several", gpu->index, gpu->name)
+                 : std::string("the CPU"));
   return kExitOk;
 }
 
@@ -169,17 +179,19 @@ std::string result_lines(const std::string& summary) {
   return out;
 }
 
-int cmd_run(const std::string& path, int threads, const std::string& backend, const std::string& restart_opt,
-            const Verbosity& talk) {
+int cmd_run(const std::string& path, int threads, const std::string& backend, const std::string& precision,
+            const std::string& restart_opt, const Verbosity& talk) {
   const Communicator& comm = Communicator::world();
   // One voice: rank 0 prints the banner, thermo and summary; the others keep
   // stderr for errors only they can see.
   if (comm.rank() != 0 && !std::freopen("/dev/null", "w", stdout))
     throw std::runtime_error("cannot silence stdout on rank > 0");
-  Deck deck = load_with_overrides(path, threads, backend);
+  Deck deck = load_with_overrides(path, threads, backend, precision);
   if (talk.quiet) deck.thermo.screen = false;
-  choose_backend(deck.backend, backend.empty() ? deck.path + ": backend" : std::string("--backend"));
+  const int gpu = choose_gpu(deck.backend, backend.empty() ? deck.path + ": backend" : std::string("--backend"),
+                             comm.size());
   Simulation sim(deck);  // every input check happens here, before any file is opened
+  if (gpu >= 0) sim.use_device(make_device_engine(sim, gpu));
   // Rank 0 reads the checkpoints and sends the others their atoms; a
   // checkpoint it refuses stops every rank with its message.
   std::string source, problem;
@@ -280,13 +292,15 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tessera ") + version_string());
   app.require_subcommand(1);
 
-  std::string deck_path, backend;
+  std::string deck_path, backend, precision;
   int threads = 0;
   auto* run = app.add_subcommand("run", "Run the simulation a deck describes");
   run->add_option("deck", deck_path, "Input deck (YAML)")->required();
   run->add_option("--threads", threads, "OpenMP threads (default: the deck's, then OMP_NUM_THREADS)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--backend", backend, "Override the deck's backend")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  run->add_option("--precision", precision, "Override the deck's precision (mixed: float pair math on the GPU)")
+      ->check(CLI::IsMember({"double", "mixed"}));
   Verbosity talk;
   run->add_flag("-q,--quiet", talk.quiet, "Only errors, warnings and the result lines on the screen");
   run->add_flag("-v,--verbose", talk.verbose, "Also report every checkpoint and trajectory frame written");
@@ -320,7 +334,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return cmd_run(deck_path, threads, backend, restart, talk);
+    if (*run) return cmd_run(deck_path, threads, backend, precision, restart, talk);
     if (*validate) return cmd_validate(validate_path);
     if (*info) return cmd_info();
     if (*plan) {

@@ -1,4 +1,7 @@
+#include <stdexcept>
+
 #include "devices.hpp"
+#include "run/device_engine.hpp"
 
 namespace tessera {
 
@@ -7,6 +10,15 @@ DeviceReport probe_devices() {
   r.runtime = "none";
   r.none_because = "this build has no CUDA (configured with -DTESSERA_CUDA=OFF)";
   return r;
+}
+
+}  // namespace tessera
+
+namespace tessera {
+
+// A build without CUDA reports no usable device, so nothing asks for one.
+std::unique_ptr<DeviceEngine> make_device_engine(const Simulation&, int) {
+  throw std::logic_error("make_device_engine: this build has no CUDA");
 }
 
 }  // namespace tessera

@@ -158,6 +158,8 @@ struct Deck {
   std::string text;  // the deck as read, kept for checkpoints and logs
   std::string units = "lj";
   std::string backend = "auto";
+  // "double", or "mixed": float pair math on the device (pair_force.hpp).
+  std::string precision = "double";
   int threads = 0;  // 0: OpenMP default
   SystemSpec system;
   std::optional<VelocitySpec> velocity;

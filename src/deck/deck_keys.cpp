@@ -12,6 +12,7 @@ std::vector<std::string> build_table() {
   std::vector<std::string> keys = {
       "units",
       "backend",
+      "precision",
       "threads",
       "system",
       "system.lattice",

@@ -481,6 +481,9 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   d.backend = top.string("backend", "auto");
   if (d.backend != "auto" && d.backend != "cpu" && d.backend != "cuda")
     top.fail("backend", fmt::format("unknown backend '{}' (known: auto, cpu, cuda)", d.backend));
+  d.precision = top.string("precision", "double");
+  if (d.precision != "double" && d.precision != "mixed")
+    top.fail("precision", fmt::format("unknown precision '{}' (known: double, mixed)", d.precision));
   const long long threads = top.integer("threads", 0);
   if (threads < 0 || threads > 4096) top.fail("threads", "must be between 0 (default) and 4096");
   d.threads = static_cast<int>(threads);

@@ -1,7 +1,7 @@
 #pragma once
-// The order of one step and the rules of when, written once for every
-// backend: Simulation::run (CPU, any rank count) and the device stepper
-// (kernels/device/device_stepper.hpp) supply the pieces.
+// The order of one step and the rules of when, written once: Simulation::run
+// supplies the pieces, from the CPU backend or a device engine
+// (src/run/device_engine.hpp).
 #include "deck/deck.hpp"
 
 namespace tessera {

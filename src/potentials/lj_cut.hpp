@@ -58,11 +58,13 @@ struct LJCut {
   }
 
   /// fpair = |F|/r (so F_vec = fpair * r_vec), energy = E(r). Needs r2 < cutsq.
-  TESSERA_HD static void eval(double r2, const Params& p, double& fpair, double& energy) {
-    const double r2inv = 1.0 / r2;
-    const double r6inv = r2inv * r2inv * r2inv;
-    fpair = r6inv * (p.lj1 * r6inv - p.lj2) * r2inv;
-    energy = r6inv * (p.lj3 * r6inv - p.lj4) - p.offset;
+  /// Real: double, or float for the pair math of `precision: mixed`.
+  template <class Real>
+  TESSERA_HD static void eval(Real r2, const Params& p, Real& fpair, Real& energy) {
+    const Real r2inv = Real(1) / r2;
+    const Real r6inv = r2inv * r2inv * r2inv;
+    fpair = r6inv * (Real(p.lj1) * r6inv - Real(p.lj2)) * r2inv;
+    energy = r6inv * (Real(p.lj3) * r6inv - Real(p.lj4)) - Real(p.offset);
   }
 };
 

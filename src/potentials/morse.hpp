@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/det_exp.hpp"
+#include "core/real_math.hpp"
 #include "core/host_device.hpp"
 #include "potentials/pair_coeffs.hpp"
 
@@ -54,14 +55,18 @@ struct Morse {
     return p;
   }
 
-  TESSERA_HD static void eval(double r2, const Params& p, double& fpair, double& energy) {
-    const double r = sqrt(r2);
-    // det_exp, not exp: the same bits in every kernel variant and backend,
-    // and it vectorises across the kernel's lanes (the C library's does not).
-    const double e = det_exp(-p.alpha * (r - p.r0));
+  /// Real: double, or float for the pair math of `precision: mixed`.
+  template <class Real>
+  TESSERA_HD static void eval(Real r2, const Params& p, Real& fpair, Real& energy) {
+    const Real r = real_sqrt(r2);
+    // In double, det_exp, not exp: the same bits in every kernel variant and
+    // backend, and it vectorises across the kernel's lanes (the C library's
+    // does not).
+    const Real alpha = Real(p.alpha), d0 = Real(p.d0);
+    const Real e = real_exp(-alpha * (r - Real(p.r0)));
     // dE/dr = -2 alpha D0 (e^2 - e); F/r = -dE/dr / r
-    fpair = 2.0 * p.alpha * p.d0 * (e * e - e) / r;
-    energy = p.d0 * (e * e - 2.0 * e) - p.offset;
+    fpair = Real(2) * alpha * d0 * (e * e - e) / r;
+    energy = d0 * (e * e - Real(2) * e) - Real(p.offset);
   }
 };
 

@@ -2,11 +2,17 @@
 // The one pair loop. Every potential runs through this per-atom body, on
 // every backend: the CPU backend calls it from OpenMP threads, the CUDA
 // backend from one GPU thread per atom.
+//
+// Real is the type of the pair math: double, or float for `precision:
+// mixed`. Positions, the separation, the cutoff test and every sum stay in
+// double either way: the separation of two nearby atoms loses no digits,
+// the neighbour set is the double one, and float products are accumulated in
+// double (energy and virial too).
 #include "core/host_device.hpp"
 
 namespace tessera {
 
-template <class Pot>
+template <class Pot, class Real = double>
 struct PairForce {
   const double* x;
   const double* y;
@@ -35,13 +41,14 @@ struct PairForce {
       const double r2 = dx * dx + dy * dy + dz * dz;
       const typename Pot::Params& p = row[type[j]];
       if (r2 < p.cutsq) {
-        double fpair, e;
-        Pot::eval(r2, p, fpair, e);
-        fxi += dx * fpair;
-        fyi += dy * fpair;
-        fzi += dz * fpair;
-        ei += e;
-        wi += r2 * fpair;
+        Real fpair, e;
+        const Real r2r = static_cast<Real>(r2);
+        Pot::eval(r2r, p, fpair, e);
+        fxi += static_cast<double>(static_cast<Real>(dx) * fpair);
+        fyi += static_cast<double>(static_cast<Real>(dy) * fpair);
+        fzi += static_cast<double>(static_cast<Real>(dz) * fpair);
+        ei += static_cast<double>(e);
+        wi += static_cast<double>(r2r * fpair);
       }
     }
     fx[i] = fxi;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "analysis/analysis.hpp"
+#include "backend/cpu_simd.hpp"
 #include "core/error.hpp"
 #include "deck/pair_table.hpp"
 #include "deck/yaml_section.hpp"
@@ -101,8 +102,44 @@ void Simulation::verify_atoms() const {
       step_, comm_.rank(), total, per_rank, natoms_, total == natoms_ ? ", and the id checksum differs" : ""));
 }
 
+void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
+  if (comm_.parallel()) throw std::logic_error("use_device: a device backend runs on one rank in this version");
+  if (ready_) throw std::logic_error("use_device: call it before setup() or restore()");
+  device_ = std::move(engine);
+}
+
+std::string Simulation::backend_description() const {
+  const bool mixed = deck_.precision == "mixed";
+  if (device_)
+    return device_->describe() +
+           (mixed ? ", mixed precision (float pair math; double positions, integration and sums)" : ", double precision");
+  return fmt::format("cpu ({} OpenMP thread{}), double precision{}, {} pair kernel", omp_get_max_threads(),
+                     omp_get_max_threads() > 1 ? "s" : "",
+                     mixed ? " (precision: mixed is for the cuda backend)" : "", simd_name(simd_level()));
+}
+
+void Simulation::pull_atoms() const {
+  if (!device_ || !atoms_stale_) return;
+  device_->download(atoms_);
+  atoms_stale_ = false;
+}
+
+void Simulation::pull_list() const {
+  if (!device_ || !list_stale_) return;
+  device_->download_list(nlist_);
+  list_stale_ = false;
+}
+
 void Simulation::rebuild() {
   timers_.next(Phase::kCommunicate);
+  if (device_) {
+    // Wrap, sort, ghosts and list in Simulation's order (force_pipeline.hpp).
+    timers_.next(Phase::kNeighbor);
+    device_->rebuild();
+    device_changed(true);
+    last_build_ = step_;
+    return;
+  }
   if (comm_.parallel()) {
     halo_.migrate(atoms_, sub_);
     PeriodicGhosts::wrap(atoms_, box_);
@@ -152,50 +189,72 @@ void Simulation::maybe_balance() {
 }
 
 void Simulation::build_ghosts() {
-  if (comm_.parallel())
+  if (device_)
+    throw std::logic_error("build_ghosts: the device engine builds ghosts and list together");
+  else if (comm_.parallel())
     halo_.build(atoms_, sub_, reach_);
   else
     ghosts_.build(atoms_, sub_, reach_);
 }
 
 void Simulation::update_ghosts() {
-  if (comm_.parallel())
+  if (device_)
+    device_->refresh_ghosts();
+  else if (comm_.parallel())
     halo_.update_positions(atoms_);
   else
     ghosts_.update_positions(atoms_, box_);
 }
 
-void Simulation::compute_forces() { pair_->compute(atoms_, nlist_); }
+void Simulation::compute_forces() {
+  if (!device_) return pair_->compute(atoms_, nlist_);
+  device_->compute_forces();
+  device_changed(false);
+}
 
 void Simulation::setup() {
   timers_.start(Phase::kOther);
+  if (device_) device_->upload(atoms_);  // the one host -> device copy of a fresh run
   rebuild();
   timers_.next(Phase::kPair);
   compute_forces();
   timers_.next(Phase::kIntegrate);
-  integrator_.post_force(atoms_, step_);
+  if (device_)
+    integrator_.post_force(device_->ops(), step_);
+  else
+    integrator_.post_force(atoms_, step_);
   timers_.stop();
   ready_ = true;
 }
 
 bool Simulation::rebuild_due() {
   return tessera::rebuild_due(deck_.neighbor, step_ - last_build_,
-                              [&] { return comm_.max(max_displacement_sq(atoms_, nlist_)); });
+                              [&] {
+                                return device_ ? device_->max_displacement_sq()
+                                               : comm_.max(max_displacement_sq(atoms_, nlist_));
+                              });
 }
 
 // The guard of motion_guard.hpp; all ranks stop together.
 void Simulation::check_motion() const {
   const MotionLimit limit = motion_limit(deck_.neighbor.skin, pair_->max_cutoff(), deck_.integrator.dt);
-  const AtomStore& a = atoms_;
-  const long n = static_cast<long>(a.nlocal);
-  long bad = n;
+  long bad = 0, n = 0;
+  if (device_) {
+    bad = device_->first_bad_atom(limit.speed_sq);
+    n = static_cast<long>(atoms_.nlocal);  // the count does not change on one rank
+  } else {
+    const AtomStore& a = atoms_;
+    n = static_cast<long>(a.nlocal);
+    bad = n;
 #pragma omp parallel for schedule(static) reduction(min : bad)
-  for (long i = 0; i < n; ++i)
-    if (moves_badly(a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], limit.speed_sq)) bad = std::min(bad, i);
+    for (long i = 0; i < n; ++i)
+      if (moves_badly(a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], limit.speed_sq)) bad = std::min(bad, i);
+  }
   // The rank that found the atom says which.
   if (comm_.max(bad == n ? 0 : 1) == 0) return;
   if (bad == n) throw SimulationError("");
   const long i = bad;
+  const AtomStore& a = atoms();  // from the device: the one atom the message names
   throw SimulationError(bad_motion_message(step_, comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "",
                                            a.id[i], a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], limit));
 }
@@ -205,7 +264,12 @@ struct Simulation::Stepping {
   Simulation& s;
   void initial() {
     s.timers_.next(Phase::kIntegrate);
-    s.integrator_.initial(s.atoms_);
+    if (s.device_) {
+      s.integrator_.initial(s.device_->ops());
+      s.device_changed(false);
+    } else {
+      s.integrator_.initial(s.atoms_);
+    }
   }
   void check_motion() {
     s.timers_.next(Phase::kNeighbor);
@@ -226,9 +290,16 @@ struct Simulation::Stepping {
   }
   void post_force() {
     s.timers_.next(Phase::kIntegrate);
-    s.integrator_.post_force(s.atoms_, s.step_);
+    if (s.device_)
+      s.integrator_.post_force(s.device_->ops(), s.step_);
+    else
+      s.integrator_.post_force(s.atoms_, s.step_);
   }
-  void final() { s.integrator_.final(s.atoms_); }
+  void final() {
+    if (!s.device_) return s.integrator_.final(s.atoms_);
+    s.integrator_.final(s.device_->ops());
+    s.device_changed(false);
+  }
 };
 
 void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
@@ -262,7 +333,8 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
 }
 
 ThermoValues Simulation::thermo() const {
-  ThermoSums s = sum_thermo(atoms_);
+  // On a device only the three sums cross to the host.
+  ThermoSums s = device_ ? device_->sums() : sum_thermo(atoms_);
   double v[3] = {s.mv2, s.pe, s.virial};
   comm_.sum_in_rank_order(v, 3);
   s = ThermoSums{v[0], v[1], v[2]};

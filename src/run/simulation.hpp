@@ -17,6 +17,7 @@
 #include "neighbor/neighbor_list.hpp"
 #include "neighbor/verlet_builder.hpp"
 #include "potentials/pair_style.hpp"
+#include "run/device_engine.hpp"
 #include "run/timers.hpp"
 #include "thermo/thermo.hpp"
 
@@ -41,6 +42,16 @@ class Simulation {
   // rank grid from the deck's `decomposition` or chosen for the least halo.
   explicit Simulation(const Deck& deck, const Communicator& comm = Communicator::world());
 
+  // Moves the atoms to a device backend for the rest of the run: called
+  // before setup() or restore(), on one rank. From then on the atoms live on
+  // the device; atoms(), neighbor_list() and capture_state() copy them back
+  // when asked (outputs ask at their steps only).
+  void use_device(std::unique_ptr<DeviceEngine> engine);
+  bool on_device() const { return device_ != nullptr; }
+  // "cpu (4 OpenMP threads), double precision, avx2 pair kernel", or the
+  // device engine's description.
+  std::string backend_description() const;
+
   // Halo, neighbour list and forces for the current positions.
   void setup();
   // Advances n steps, writing thermo to `out` (may be null) at the deck's
@@ -48,13 +59,24 @@ class Simulation {
   void run(long n, ThermoWriter* out, StepHook* hook = nullptr);
 
   ThermoValues thermo() const;
-  const AtomStore& atoms() const { return atoms_; }
-  AtomStore& atoms() { return atoms_; }
+  const AtomStore& atoms() const {
+    pull_atoms();
+    return atoms_;
+  }
+  // For edits (tests). With a device engine, edits reach the device only
+  // when made before setup() or restore(), which upload the atoms.
+  AtomStore& atoms() {
+    pull_atoms();
+    return atoms_;
+  }
   const Box& box() const { return box_; }
   const Deck& deck() const { return deck_; }
   const Integrator& integrator() const { return integrator_; }
   const PairStyle& pair() const { return *pair_; }
-  const NeighborList& neighbor_list() const { return nlist_; }
+  const NeighborList& neighbor_list() const {
+    pull_list();
+    return nlist_;
+  }
   long step() const { return step_; }
   long long natoms() const { return natoms_; }
   const Communicator& comm() const { return comm_; }
@@ -67,6 +89,8 @@ class Simulation {
 
   // Recomputes forces for the current positions (tests, after editing atoms).
   void compute_forces();
+  // Neighbour-list builds so far (on either backend, without a copy).
+  long neighbor_builds() const { return device_ ? device_->builds() : nlist_.builds; }
 
   double time() const { return static_cast<double>(step_) * deck_.integrator.dt; }
   // Everything needed to continue this run bitwise exactly: the header
@@ -97,6 +121,14 @@ class Simulation {
   bool rebuild_due();
   void check_motion() const;
   void verify_atoms() const;
+  // Device copies to the host, when the host's copy is out of date.
+  void pull_atoms() const;
+  void pull_list() const;
+  // After device work: the host copies are out of date.
+  void device_changed(bool list) {
+    atoms_stale_ = true;
+    list_stale_ = list_stale_ || list;
+  }
 
   Deck deck_;
   const Communicator& comm_;
@@ -106,10 +138,13 @@ class Simulation {
   std::uint64_t id_sum_ = 0, id_hash_ = 0;  // of all atoms, checked at every rebuild
   Box box_;
   SubDomain sub_;
-  AtomStore atoms_;
+  // With a device engine these are host copies, refreshed on demand.
+  mutable AtomStore atoms_;
   std::unique_ptr<PairStyle> pair_;
   Integrator integrator_;
-  NeighborList nlist_;
+  mutable NeighborList nlist_;
+  std::unique_ptr<DeviceEngine> device_;
+  mutable bool atoms_stale_ = false, list_stale_ = false;
   VerletBuilder builder_;
   PeriodicGhosts ghosts_;
   PhaseTimers timers_;

@@ -92,7 +92,8 @@ std::vector<int> owners_by_position(CheckpointState& s, const Box& box, const Ra
 }  // namespace
 
 CheckpointState Simulation::capture_state() const {
-  const AtomStore& a = atoms_;
+  const AtomStore& a = atoms();  // device -> host copies when on a device
+  pull_list();                   // for the positions of the last build
   const std::size_t n = a.nlocal;
   const std::vector<std::size_t> by_id = a.local_order_by_id();
 
@@ -138,7 +139,7 @@ CheckpointState Simulation::capture_state() const {
     s.storage_index[k] = static_cast<std::int64_t>(i);
   }
   s.last_build_step = last_build_;
-  s.neighbor_builds = nlist_.builds;
+  s.neighbor_builds = neighbor_builds();
   s.integrator_style = to_string(deck_.integrator.style);
   s.chain_position = integrator_.chain_positions();
   s.chain_velocity = integrator_.chain_velocities();
@@ -255,13 +256,19 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
     a.iz[i] = s.image[3 * k + 2];
   }
   step_ = s.step;
+  if (device_) device_->upload(a);  // host -> device: the checkpoint's atoms
   if (same_layout) {
     // The list exactly as it was built: ghosts and bins from the positions
     // of the last build, in the storage order that build left.
     timers_.start(Phase::kCommunicate);
-    build_ghosts();
-    timers_.next(Phase::kNeighbor);
-    builder_.build(atoms_, sub_, reach_, nlist_);
+    if (device_) {
+      timers_.next(Phase::kNeighbor);
+      device_->build_in_place();
+    } else {
+      build_ghosts();
+      timers_.next(Phase::kNeighbor);
+      builder_.build(atoms_, sub_, reach_, nlist_);
+    }
     last_build_ = s.last_build_step;
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = static_cast<std::size_t>(s.storage_index[k]);
@@ -269,15 +276,20 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
       a.y[i] = s.position[3 * k + 1];
       a.z[i] = s.position[3 * k + 2];
     }
+    if (device_) device_->upload_positions(a);
     timers_.next(Phase::kCommunicate);
     update_ghosts();
   } else {
     timers_.start(Phase::kOther);
     rebuild();
   }
-  nlist_.builds = s.neighbor_builds;
+  if (device_)
+    device_->set_builds(s.neighbor_builds);
+  else
+    nlist_.builds = s.neighbor_builds;
   timers_.next(Phase::kPair);
   compute_forces();  // per-atom energy and virial for thermo
+  pull_atoms();      // a rebuild on the device may have sorted them
   // The forces the next half kick needs are the stored ones: with Langevin
   // they hold friction from the half-step velocities, which are gone.
   const std::vector<std::size_t> by_id = a.local_order_by_id();
@@ -289,6 +301,7 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
     a.fy[i] = s.force[3 * k + 1];
     a.fz[i] = s.force[3 * k + 2];
   }
+  if (device_) device_->upload_forces(a);
   timers_.stop();
   ready_ = true;
   thermo_started_ = true;  // the run that wrote the checkpoint printed this step

@@ -23,8 +23,7 @@ std::string run_banner(const Simulation& sim) {
   s += fmt::format("Integrator {} dt {}", to_string(d.integrator.style), d.integrator.dt);
   if (d.integrator.style != IntegratorStyle::kNve)
     s += fmt::format(" T {} damping {}", d.integrator.temperature, d.integrator.damping);
-  s += fmt::format("\nBackend    cpu ({} OpenMP thread{}), double precision, {} pair kernel\n", omp_get_max_threads(),
-                   omp_get_max_threads() > 1 ? "s" : "", simd_name(simd_level()));
+  s += fmt::format("\nBackend    {}\n", sim.backend_description());
   if (sim.comm().parallel()) {
     const Communicator& c = sim.comm();
     const auto counts = c.allgather(static_cast<long long>(sim.atoms().nlocal));
@@ -61,6 +60,7 @@ std::string performance_summary(const Simulation& sim) {
   s += fmt::format("Neighbor list builds: {}; neighbors per atom: {:.2f} (full list); ghost atoms: {}{}\n", nl.builds,
                    static_cast<double>(total_neigh) / nlocal, sim.atoms().nghost,
                    sim.comm().parallel() ? " (rank 0)" : "");
+  s += fmt::format("Backend: {}\n", sim.backend_description());
   const PhaseTimers& t = sim.timers();
   const double total = t.total();
   s += fmt::format("\n{:<12} {:>12} {:>8}\n", "Phase", "time (s)", "%");

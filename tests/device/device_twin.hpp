@@ -7,13 +7,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <random>
 #include <string>
 
 #include "cpu_reference.hpp"
 #include "device/device_atom_ops.hpp"
-#include "device/device_stepper.hpp"
 #include "device/force_pipeline.hpp"
+#include "device/pipeline_engine.hpp"
 #include "integrate/cpu_atom_ops.hpp"
 #include "potentials/lj_cut.hpp"
 #include "potentials/morse.hpp"
@@ -92,22 +93,13 @@ const std::vector<typename Pot::Params>& params_of(const Simulation& sim) {
   return dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params();
 }
 
-// The device step loop on a Simulation's deck and atoms, as they are before
-// its setup: the pipeline, a fresh integrator and the stepper.
-template <class Pot>
-struct DeviceRun {
-  explicit DeviceRun(const Simulation& sim)
-      : pipe(sim.sub_domain(), sim.reach(), sim.atoms().ntypes, params_of<Pot>(sim), {sim.deck().neighbor.sort}),
-        integrator(sim.deck().integrator, sim.natoms()),
-        stepper(pipe, integrator,
-                device::stepper_config(sim.deck(), sim.pair().max_cutoff(), sim.natoms(), sim.box().volume())) {
-    pipe.upload(sim.atoms());
-  }
-
-  device::DeviceForcePipeline<Pot> pipe;
-  Integrator integrator;
-  device::DeviceStepper<Pot> stepper;
-};
+// A Simulation on the device engine built for Thrust's OpenMP system: the
+// path `backend: cuda` takes (Simulation::use_device), without a GPU.
+inline std::unique_ptr<Simulation> device_simulation(const std::string& deck_yaml) {
+  auto sim = std::make_unique<Simulation>(deck_from(deck_yaml));
+  sim->use_device(device::make_pipeline_engine(Potentials{}, *sim, "Thrust OpenMP device system (tests)"));
+  return sim;
+}
 
 template <class Pot>
 struct Twin {

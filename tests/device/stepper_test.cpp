@@ -1,9 +1,9 @@
-// The device step loop (kernels/device/device_stepper.hpp) against
-// Simulation::run on the CPU, 100 steps of the 2048-atom LAMMPS LJ melt for
-// each integrator: thermo at every thermo step, the steps that rebuild the
-// list, and the blow-up guard's stop. The two engines share the integrator
-// (through AtomOps), the step order and the rules; they differ in summation
-// order only, so the thermo agrees to rounding, not bitwise.
+// Simulation::run on the device engine (Thrust's OpenMP system, the path of
+// `backend: cuda`) against Simulation::run on the CPU, 100 steps of the
+// 2048-atom LAMMPS LJ melt for each integrator: thermo at every thermo step,
+// the steps that rebuild the list, and the blow-up guard's stop. Both run the
+// same loop, integrator and rules; the device differs in summation order
+// only, so the thermo agrees to rounding, not bitwise.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -35,13 +35,14 @@ struct Trace {
   std::vector<long> rebuilds;
 };
 
-class CpuTrace : public StepHook {
+// Thermo at the thermo steps and the steps that rebuilt, on either backend.
+class TraceHook : public StepHook {
  public:
   // `sim` is set up and about to run to step `last`.
-  CpuTrace(Trace& t, const Simulation& sim, long last) : t_(t), builds_(sim.neighbor_list().builds), last_(last) {}
+  TraceHook(Trace& t, const Simulation& sim, long last) : t_(t), builds_(sim.neighbor_builds()), last_(last) {}
   bool after_step(const Simulation& sim, bool) override {
-    if (sim.neighbor_list().builds != builds_) t_.rebuilds.push_back(sim.step());
-    builds_ = sim.neighbor_list().builds;
+    if (sim.neighbor_builds() != builds_) t_.rebuilds.push_back(sim.step());
+    builds_ = sim.neighbor_builds();
     if (thermo_due(sim.step(), sim.deck().thermo.every, last_)) t_.thermo.push_back(sim.thermo());
     return true;
   }
@@ -56,25 +57,22 @@ struct Runs {
   Trace cpu, dev;
 };
 
-// Both engines from the deck's atoms; the device is set up and run first,
-// then Simulation::run.
+void trace_run(Simulation& sim, Trace& t, long steps) {
+  sim.setup();
+  t.thermo.push_back(sim.thermo());
+  TraceHook hook(t, sim, sim.step() + steps);
+  sim.run(steps, nullptr, &hook);
+}
+
+// The same deck on both backends.
 Runs run_both(const std::string& deck_yaml, long steps = kSteps) {
   Runs r;
-  Simulation sim(deck_from(deck_yaml));
-  DeviceRun<LJCut> dev(sim);
-  device::DeviceStepper<LJCut>& stepper = dev.stepper;
-  stepper.setup();
-  r.dev.thermo.push_back(stepper.thermo());
-  stepper.run(steps, [&](const device::DeviceStepper<LJCut>& s, bool thermo_step) {
-    if (s.last_build() == s.step()) r.dev.rebuilds.push_back(s.step());
-    if (thermo_step) r.dev.thermo.push_back(s.thermo());
-    return true;
-  });
-
-  sim.setup();
-  r.cpu.thermo.push_back(sim.thermo());
-  CpuTrace hook(r.cpu, sim, sim.step() + steps);
-  sim.run(steps, nullptr, &hook);
+  auto dev = device_simulation(deck_yaml);
+  REQUIRE(dev->on_device());
+  trace_run(*dev, r.dev, steps);
+  Simulation cpu(deck_from(deck_yaml));
+  REQUIRE(!cpu.on_device());
+  trace_run(cpu, r.cpu, steps);
   return r;
 }
 
@@ -109,13 +107,13 @@ void check_integrator(const std::string& name, const std::string& integrator, co
     CHECK(std::abs(end.econserve - end.etotal) > 1e-3);
   }
   fmt::print(
-      "device_omp stepper {}, {} steps: rebuilds at {} (CPU the same: {}), max relative thermo difference {:.3g}\n",
+      "device_omp simulation {}, {} steps: rebuilds at {} (CPU the same: {}), max relative thermo difference {:.3g}\n",
       name, kSteps, fmt::join(r.dev.rebuilds, " "), r.dev.rebuilds == r.cpu.rebuilds, worst);
 }
 
 }  // namespace
 
-TEST_CASE("The device step loop follows Simulation::run for every integrator", "[device][stepper]") {
+TEST_CASE("Simulation::run on the device follows the CPU for every integrator", "[device][stepper]") {
   SECTION("nve, check every step") { check_integrator("nve", "{style: nve, dt: 0.005}", "{skin: 0.3}"); }
   SECTION("langevin, every 2 after a delay of 4") {
     check_integrator("langevin", "{style: langevin, dt: 0.005, temperature: 1.5, damping: 0.5, seed: 4242}",
@@ -166,10 +164,9 @@ TEST_CASE("The device guard stops a run whose time step is too large, as the CPU
     }
   }
   {
-    Simulation sim(deck_from(deck));
-    DeviceRun<LJCut> dev(sim);
+    auto sim = device_simulation(deck);
     try {
-      dev.stepper.run(kSteps);
+      sim->run(kSteps, nullptr);
     } catch (const SimulationError& e) {
       dev_error = e.what();
     }
@@ -180,5 +177,5 @@ TEST_CASE("The device guard stops a run whose time step is too large, as the CPU
   CHECK(dev_error == cpu_error);
   CHECK(dev_error.find("atom ") != std::string::npos);
   CHECK(dev_error.rfind("step ", 0) == 0);
-  fmt::print("device_omp stepper guard: {}\n", dev_error);
+  fmt::print("device_omp simulation guard: {}\n", dev_error);
 }

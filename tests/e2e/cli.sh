@@ -80,21 +80,31 @@ if [ -n "${3:-}" ]; then
   check "info with NVML: a reading the driver refuses is said so" grep -q "^  GPU 1    Fake GPU B: 41% busy, 56 C, memory not reported$" info-nvml.txt
 fi
 sed -e 's/steps: 100/steps: 10/' -e 's/file: lj-melt.thermo.csv/file: auto.csv/' "$src/inputs/lj-melt.yaml" > auto.yaml
-"$bin" run auto.yaml --backend cuda > cuda.out 2> cuda.err
-check "backend cuda without a usable CUDA backend: exit 2" test $? -eq 2
-check "backend cuda: one line naming --backend and the reason" \
-  grep -Eq "^tessera: error: --backend: backend cuda(, but no usable GPU: .+|: GPU [0-9]+ .* is usable, but the CUDA backend is not in this version yet.*)$" cuda.err
-check "backend cuda: nothing written" test ! -e auto.csv
-printf 'backend: cuda\n' >> auto.yaml
-"$bin" run auto.yaml > cuda2.out 2> cuda2.err
-check "backend: cuda in the deck names the deck" grep -q "^tessera: error: auto.yaml: backend: backend cuda" cuda2.err
-sed -i 's/^backend: cuda$/backend: auto/' auto.yaml
-"$bin" run auto.yaml > auto.out 2>&1
-check "backend auto: runs (exit 0)" test $? -eq 0
-if grep -q "CUDA off" info.txt; then
-  check "backend auto, CPU-only build: no notice" bash -c "! grep -q '^tessera: .*running on the CPU' auto.out"
+if grep -Eq "^GPU [0-9]+ .*: usable$" info.txt; then
+  # A GPU machine (scripts/gpu): cuda and auto run on it.
+  "$bin" run auto.yaml --backend cuda > cuda.out 2> cuda.err
+  check "backend cuda with a usable GPU: runs (exit 0)" test $? -eq 0
+  check "backend cuda: the banner names the GPU" grep -Eq "^Backend    cuda, GPU [0-9]+ \(.+\), double precision$" cuda.out
+  "$bin" run auto.yaml > auto.out 2>&1
+  check "backend auto with a usable GPU: runs on it" grep -Eq "^Backend    cuda, GPU" auto.out
 else
-  check "backend auto, CUDA build: one notice, then the CPU run" grep -Eq "^tessera: (no usable GPU \(.+\)|GPU [0-9]+ .* found, but .*): running on the CPU$" auto.out
+  "$bin" run auto.yaml --backend cuda > cuda.out 2> cuda.err
+  check "backend cuda without a usable GPU: exit 2" test $? -eq 2
+  check "backend cuda: one line naming --backend and the reason" \
+    grep -Eq "^tessera: error: --backend: backend cuda, but no usable GPU: .+$" cuda.err
+  check "backend cuda: nothing written" test ! -e auto.csv
+  printf 'backend: cuda\n' >> auto.yaml
+  "$bin" run auto.yaml > cuda2.out 2> cuda2.err
+  check "backend: cuda in the deck names the deck" grep -q "^tessera: error: auto.yaml: backend: backend cuda" cuda2.err
+  sed -i 's/^backend: cuda$/backend: auto/' auto.yaml
+  "$bin" run auto.yaml > auto.out 2>&1
+  check "backend auto: runs (exit 0)" test $? -eq 0
+  check "backend auto: the banner says the CPU ran" grep -Eq "^Backend    cpu \(" auto.out
+  if grep -q "CUDA off" info.txt; then
+    check "backend auto, CPU-only build: no notice" bash -c "! grep -q '^tessera: .*running on the CPU' auto.out"
+  else
+    check "backend auto, CUDA build: one notice, then the CPU run" grep -Eq "^tessera: no usable GPU \(.+\): running on the CPU$" auto.out
+  fi
 fi
 
 # A misspelt kernel variant is bad input (exit 2), said before anything runs.

@@ -1,0 +1,100 @@
+#pragma once
+// DeviceEngine (src/run/device_engine.hpp) over the device force pipeline:
+// what Simulation drives when the deck asks for a device backend. Built by
+// nvcc for the GPU (kernels/device_engine.cu) and by g++ for Thrust's OpenMP
+// system (tests/device), from this one header.
+#include <fmt/format.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "device/device_atom_ops.hpp"
+#include "device/force_pipeline.hpp"
+#include "potentials/pair_style_impl.hpp"
+#include "potentials/potential_list.hpp"
+#include "run/device_engine.hpp"
+#include "run/simulation.hpp"
+
+namespace tessera::device {
+inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+namespace detail {
+
+template <class T>
+void copy_to_host(const dvec<T>& d, std::size_t n, std::vector<T>& h) {
+  h.resize(n);
+  thrust::copy(d.begin(), d.begin() + static_cast<long>(n), h.begin());
+}
+
+}  // namespace detail
+
+template <class Pot>
+class PipelineEngine final : public DeviceEngine {
+ public:
+  PipelineEngine(const Simulation& sim, std::string description, DeviceStream s = {})
+      : description_(std::move(description)),
+        pipe_(sim.sub_domain(), sim.reach(), sim.atoms().ntypes,
+              dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), {sim.deck().neighbor.sort, 64, sim.deck().precision == "mixed"}, s),
+        ops_(pipe_.atoms(), pipe_.stream()) {}
+
+  std::string describe() const override { return description_; }
+
+  void upload(const AtomStore& a) override { pipe_.upload(a); }
+  void upload_positions(const AtomStore& a) override { device::upload_positions(a, pipe_.atoms()); }
+  void upload_forces(const AtomStore& a) override { device::upload_forces(a, pipe_.atoms()); }
+  void download(AtomStore& a) const override { pipe_.download(a); }
+  void download_list(NeighborList& l) const override {
+    const DeviceNeighborList& d = pipe_.list();
+    const std::size_t n = static_cast<std::size_t>(pipe_.atoms().nlocal);
+    l.stride = d.stride;
+    l.pad = 1;
+    l.builds = d.builds;
+    detail::copy_to_host(d.count, n, l.count);
+    detail::copy_to_host(d.index, n * static_cast<std::size_t>(d.stride), l.index);
+    detail::copy_to_host(d.x0, n, l.x0);
+    detail::copy_to_host(d.y0, n, l.y0);
+    detail::copy_to_host(d.z0, n, l.z0);
+  }
+
+  void rebuild() override { pipe_.rebuild(); }
+  void build_in_place() override { pipe_.build_in_place(); }
+  void refresh_ghosts() override { pipe_.refresh_ghosts(); }
+  void compute_forces() override { pipe_.compute_forces(); }
+  long builds() const override { return pipe_.list().builds; }
+  void set_builds(long n) override { pipe_.list().builds = n; }
+
+  double max_displacement_sq() const override { return pipe_.max_displacement_sq(); }
+  long first_bad_atom(double speed_sq) const override {
+    return device::first_bad_atom(pipe_.stream(), pipe_.atoms(), speed_sq);
+  }
+  ThermoSums sums() const override {
+    const DeviceSums d = pipe_.sums();
+    return ThermoSums{d.mv2, d.pe, d.virial};
+  }
+  AtomOps& ops() override { return ops_; }
+
+  const DeviceForcePipeline<Pot>& pipeline() const { return pipe_; }
+
+ private:
+  std::string description_;
+  DeviceForcePipeline<Pot> pipe_;
+  DeviceAtomOps ops_;
+};
+
+// The engine for `sim`'s potential, one of `Pots` (potential_list.hpp).
+template <class... Pots>
+std::unique_ptr<DeviceEngine> make_pipeline_engine(PotentialList<Pots...>, const Simulation& sim,
+                                                   const std::string& description, DeviceStream s = {}) {
+  std::unique_ptr<DeviceEngine> e;
+  const std::string& style = sim.deck().potential.style;
+  ((style == Pots::name && !e ? (void)(e = std::make_unique<PipelineEngine<Pots>>(sim, description, s)) : (void)0),
+   ...);
+  if (!e) throw InputError(fmt::format("{}: potential.style {} has no device version", sim.deck().path, style));
+  return e;
+}
+
+}  // namespace TESSERA_DEVICE_SYSTEM_NS
+}  // namespace tessera::device

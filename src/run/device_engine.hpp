@@ -1,0 +1,63 @@
+#pragma once
+// A device backend as Simulation sees it: the atoms live on the device and
+// Simulation drives the same step (step_sequence.hpp), rebuild rule, guard
+// and Integrator as on the CPU, through these calls. No Thrust or CUDA here:
+// the implementation (kernels/device/pipeline_engine.hpp) is built by nvcc
+// for the GPU and by g++ for Thrust's OpenMP system in the tests, behind the
+// same interface.
+//
+// Host copies happen in upload* / download* only, and Simulation makes them
+// at setup, restart and when an output asks for the atoms.
+#include <memory>
+#include <string>
+
+#include "atoms/atom_store.hpp"
+#include "integrate/atom_ops.hpp"
+#include "neighbor/neighbor_list.hpp"
+#include "thermo/thermo.hpp"
+
+namespace tessera {
+
+class Simulation;
+
+class DeviceEngine {
+ public:
+  virtual ~DeviceEngine() = default;
+  // For the banner and the summary: "cuda, GPU 0 (NVIDIA H100 ...)".
+  virtual std::string describe() const = 0;
+
+  // The local atoms, replacing what the device holds (ghosts are made there).
+  virtual void upload(const AtomStore& a) = 0;
+  // Only the local positions, or forces, keeping ghosts and list (restart).
+  virtual void upload_positions(const AtomStore& a) = 0;
+  virtual void upload_forces(const AtomStore& a) = 0;
+  // Locals and ghosts, as AtomStore holds them.
+  virtual void download(AtomStore& a) const = 0;
+  // The list in NeighborList's layout (pad 1), with the build positions.
+  virtual void download_list(NeighborList& l) const = 0;
+
+  // Wrap, spatial sort, ghosts, list: Simulation::rebuild on one rank.
+  virtual void rebuild() = 0;
+  // Ghosts and list from the positions as they are, with no wrap or sort:
+  // the list a checkpoint's last build made.
+  virtual void build_in_place() = 0;
+  virtual void refresh_ghosts() = 0;
+  virtual void compute_forces() = 0;
+  virtual long builds() const = 0;
+  virtual void set_builds(long n) = 0;
+
+  virtual double max_displacement_sq() const = 0;
+  // Index of the first local atom whose motion trips the guard
+  // (motion_guard.hpp), or nlocal when none does.
+  virtual long first_bad_atom(double speed_sq) const = 0;
+  virtual ThermoSums sums() const = 0;
+  // The integrator's per-atom work on the device atoms.
+  virtual AtomOps& ops() = 0;
+};
+
+// The device engine of this build for `sim`'s potential on GPU `gpu`
+// (kernels/device_engine.cu). Throws InputError when the potential has no
+// device version. A build without CUDA has none to make (std::logic_error).
+std::unique_ptr<DeviceEngine> make_device_engine(const Simulation& sim, int gpu);
+
+}  // namespace tessera

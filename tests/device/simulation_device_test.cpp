@@ -1,0 +1,224 @@
+// Simulation with its atoms on the device (Thrust's OpenMP system, the path
+// of `backend: cuda`): runs are deterministic, a checkpoint continues
+// bitwise on the device, checkpoints cross between the backends, and the
+// atoms come back to the host only when something asks for them.
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device_compare.hpp"
+#include "device_twin.hpp"
+#include "integrate/step_sequence.hpp"
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+std::string run_deck(const std::string& integrator, const std::string& neighbor) {
+  return "system: {read_data: " + reference("lj_melt.data") + "}\npotential:" + kLJPotential + "neighbor: " + neighbor +
+         "\nintegrator: " + integrator + "\noutput: {thermo: {every: 10}}\nrun: {steps: 0}\n";
+}
+
+struct Integrators {
+  const char* name;
+  const char* integrator;
+  const char* neighbor;
+};
+const Integrators kCases[] = {
+    {"nve", "{style: nve, dt: 0.005}", "{skin: 0.3}"},
+    {"langevin", "{style: langevin, dt: 0.005, temperature: 1.5, damping: 0.5, seed: 4242}",
+     "{skin: 0.3, every: 2, delay: 4}"},
+    {"nose-hoover", "{style: nose-hoover, dt: 0.005, temperature: 1.5, damping: 0.2, chain: 3}",
+     "{skin: 0.3, every: 7, check: false}"},
+};
+
+// Thermo after every step.
+class ThermoLog : public StepHook {
+ public:
+  bool after_step(const Simulation& sim, bool) override {
+    log.push_back(sim.thermo());
+    return true;
+  }
+  std::vector<ThermoValues> log;
+};
+
+// Atoms in id order, every per-atom number, for bitwise comparison.
+std::vector<double> state_by_id(const Simulation& sim) {
+  const AtomStore& a = sim.atoms();
+  std::vector<double> v;
+  for (std::size_t i : a.local_order_by_id())
+    for (double x : {static_cast<double>(a.id[i]), a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], a.fx[i], a.fy[i],
+                     a.fz[i], static_cast<double>(a.ix[i]), static_cast<double>(a.iy[i]), static_cast<double>(a.iz[i])})
+      v.push_back(x);
+  return v;
+}
+
+bool same_thermo(const ThermoValues& a, const ThermoValues& b) {
+  return a.step == b.step && a.temp == b.temp && a.pe == b.pe && a.ke == b.ke && a.etotal == b.etotal &&
+         a.press == b.press && a.econserve == b.econserve;
+}
+
+// Counts the host <-> device copies of an engine it wraps.
+class CountingEngine final : public DeviceEngine {
+ public:
+  explicit CountingEngine(std::unique_ptr<DeviceEngine> e) : e_(std::move(e)) {}
+  std::string describe() const override { return e_->describe(); }
+  void upload(const AtomStore& a) override {
+    ++uploads;
+    e_->upload(a);
+  }
+  void upload_positions(const AtomStore& a) override {
+    ++uploads;
+    e_->upload_positions(a);
+  }
+  void upload_forces(const AtomStore& a) override {
+    ++uploads;
+    e_->upload_forces(a);
+  }
+  void download(AtomStore& a) const override {
+    ++downloads;
+    e_->download(a);
+  }
+  void download_list(NeighborList& l) const override {
+    ++list_downloads;
+    e_->download_list(l);
+  }
+  void rebuild() override { e_->rebuild(); }
+  void build_in_place() override { e_->build_in_place(); }
+  void refresh_ghosts() override { e_->refresh_ghosts(); }
+  void compute_forces() override { e_->compute_forces(); }
+  long builds() const override { return e_->builds(); }
+  void set_builds(long n) override { e_->set_builds(n); }
+  double max_displacement_sq() const override { return e_->max_displacement_sq(); }
+  long first_bad_atom(double speed_sq) const override { return e_->first_bad_atom(speed_sq); }
+  ThermoSums sums() const override { return e_->sums(); }
+  AtomOps& ops() override { return e_->ops(); }
+
+  int uploads = 0;
+  mutable int downloads = 0, list_downloads = 0;
+
+ private:
+  std::unique_ptr<DeviceEngine> e_;
+};
+
+// Reads the atoms every `every` steps, as an output would.
+class AtomReader : public StepHook {
+ public:
+  explicit AtomReader(long every) : every_(every) {}
+  bool after_step(const Simulation& sim, bool) override {
+    if (sim.step() % every_ == 0) checksum += sim.atoms().x[0];
+    return true;
+  }
+  double checksum = 0;
+
+ private:
+  long every_;
+};
+
+}  // namespace
+
+TEST_CASE("The same deck twice on the device gives bitwise the same run", "[device][simulation]") {
+  for (const Integrators& c : kCases) {
+    INFO(c.name);
+    const std::string deck = run_deck(c.integrator, c.neighbor);
+    ThermoLog log[2];
+    std::vector<double> end[2];
+    for (int k = 0; k < 2; ++k) {
+      auto sim = device_simulation(deck);
+      sim->run(60, nullptr, &log[k]);
+      end[k] = state_by_id(*sim);
+    }
+    REQUIRE(log[0].log.size() == 60);
+    bool same = true;
+    for (std::size_t s = 0; s < log[0].log.size(); ++s) same = same && same_thermo(log[0].log[s], log[1].log[s]);
+    CHECK(same);
+    CHECK(end[0] == end[1]);
+  }
+}
+
+TEST_CASE("A checkpoint taken on the device continues bitwise on the device", "[device][simulation]") {
+  for (const Integrators& c : kCases) {
+    INFO(c.name);
+    const std::string deck = run_deck(c.integrator, c.neighbor);
+    // Step 37 is between rebuilds for all three rules, so the restart must
+    // rebuild the list of an earlier step from its positions.
+    constexpr long kFirst = 37, kSecond = 43;
+    ThermoLog straight_log;
+    auto straight = device_simulation(deck);
+    straight->run(kFirst + kSecond, nullptr, &straight_log);
+
+    auto first = device_simulation(deck);
+    first->run(kFirst, nullptr);
+    const CheckpointState state = first->capture_state();
+    REQUIRE(state.last_build_step < kFirst);
+    auto second = device_simulation(deck);
+    second->restore(state, "memory");
+    CHECK(same_thermo(second->thermo(), straight_log.log[kFirst - 1]));
+    ThermoLog resumed_log;
+    second->run(kSecond, nullptr, &resumed_log);
+
+    bool same = true;
+    for (long s = 0; s < kSecond; ++s) same = same && same_thermo(resumed_log.log[s], straight_log.log[kFirst + s]);
+    CHECK(same);
+    CHECK(state_by_id(*second) == state_by_id(*straight));
+    CHECK(second->neighbor_builds() == straight->neighbor_builds());
+  }
+}
+
+TEST_CASE("Checkpoints cross between the CPU and the device", "[device][simulation]") {
+  // The two backends differ in summation order only: a continuation on the
+  // other backend agrees with one on the same backend to rounding.
+  const Integrators& c = kCases[1];  // Langevin: the stored forces carry its noise
+  const std::string deck = run_deck(c.integrator, c.neighbor);
+  constexpr long kFirst = 37, kSecond = 63;
+  for (const bool from_device : {true, false}) {
+    INFO((from_device ? "device -> CPU" : "CPU -> device"));
+    auto writer = from_device ? device_simulation(deck) : std::make_unique<Simulation>(deck_from(deck));
+    writer->run(kFirst, nullptr);
+    const CheckpointState state = writer->capture_state();
+    auto same = from_device ? device_simulation(deck) : std::make_unique<Simulation>(deck_from(deck));
+    auto other = from_device ? std::make_unique<Simulation>(deck_from(deck)) : device_simulation(deck);
+    ThermoLog same_log, other_log;
+    same->restore(state, "memory");
+    other->restore(state, "memory");
+    CHECK(rel_diff(other->thermo().etotal, same->thermo().etotal) <= 1e-12);
+    same->run(kSecond, nullptr, &same_log);
+    other->run(kSecond, nullptr, &other_log);
+    double worst = 0;
+    for (long s = 0; s < kSecond; ++s)
+      worst = std::max({worst, rel_diff(same_log.log[s].etotal, other_log.log[s].etotal),
+                        rel_diff(same_log.log[s].temp, other_log.log[s].temp),
+                        rel_diff(same_log.log[s].press, other_log.log[s].press)});
+    CHECK(worst <= 1e-10);
+    fmt::print("device_omp checkpoint {}: max relative thermo difference over {} steps {:.3g}\n",
+               from_device ? "device -> CPU" : "CPU -> device", kSecond, worst);
+  }
+}
+
+TEST_CASE("Atoms come back from the device only when something reads them", "[device][simulation]") {
+  const std::string deck = run_deck(kCases[0].integrator, kCases[0].neighbor);
+  Simulation sim(deck_from(deck));
+  auto owned = std::make_unique<CountingEngine>(device::make_pipeline_engine(Potentials{}, sim, "counted"));
+  CountingEngine& engine = *owned;
+  sim.use_device(std::move(owned));
+  ThermoLog thermo;  // thermo every step: device sums, no copies
+  sim.run(40, nullptr, &thermo);
+  CHECK(engine.uploads == 1);
+  CHECK(engine.downloads == 0);
+  CHECK(engine.list_downloads == 0);
+  AtomReader reader(10);  // an output every 10 steps: one copy each
+  sim.run(40, nullptr, &reader);
+  CHECK(engine.downloads == 4);
+  CHECK(engine.list_downloads == 0);
+  CHECK(reader.checksum != 0.0);
+  (void)sim.atoms();  // nothing moved since the last copy
+  CHECK(engine.downloads == 4);
+  (void)sim.capture_state();  // the list's build positions too
+  CHECK(engine.list_downloads == 1);
+  CHECK(engine.uploads == 1);
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# `backend: cuda` through the command line, on tessera_hostdev: the tessera
+# program with Thrust's OpenMP system standing in for CUDA (tests/device), so
+# CI, which has no GPU, runs main.cpp, Simulation's device path, the outputs
+# and the checkpoints as a GPU run would:
+#  - info lists the device; the banner and the summary name the backend;
+#  - thermo agrees with the CPU backend to 1e-10 over 200 steps;
+#  - the same deck twice writes the same bytes;
+#  - 100 steps + restart + 100 steps end bitwise identical to 200 straight
+#    (thermo CSV, checkpoint, trajectory) for NVE, Langevin and Nose-Hoover;
+#  - checkpoints cross between backends, and one written by 2 MPI ranks
+#    continues on the device;
+#  - MDAnalysis reads the trajectory the device run wrote;
+#  - a blow-up on the device stops with exit 3 and the CPU's message.
+# Arguments: tessera_hostdev, tessera (the CPU program), source root.
+set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+dev=$(realpath "$1")
+cpu=$(realpath "$2")
+src=$(realpath "$3")
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+"$dev" info > info.txt 2>&1
+check "info: the stand-in device is usable" grep -q "^GPU 0 .*Thrust OpenMP host device.*: usable$" info.txt
+check "info: auto takes it with one rank" grep -q "^Backend    auto runs on: GPU 0 (Thrust OpenMP host device) with one MPI rank" info.txt
+
+# deck NAME STEPS INTEGRATOR [BACKEND]: 2,048 atoms (8^3 fcc cells),
+# checkpoints every 100 steps, thermo every 10, trajectory every 50.
+deck() {
+  cat > "$1.yaml" <<YAML
+system:
+  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
+velocity: {temperature: 1.44, seed: 87287}
+potential:
+  style: lj/cut
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+neighbor: {skin: 0.3}
+integrator: $3
+backend: ${4:-cuda}
+run: {steps: $2}
+output:
+  thermo: {every: 10, file: $1.csv, screen: false}
+  checkpoint: {every: 100, path: $1.ckpt, keep: 3}
+  trajectory: {every: 50, file: $1.h5md, fields: [position, velocity, force, image]}
+YAML
+}
+
+integrators=(
+  "{style: nve, dt: 0.005}"
+  "{style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 5}"
+  "{style: nose-hoover, dt: 0.005, temperature: 1.0, damping: 0.5}"
+)
+names=(nve langevin nh)
+
+deck nve-cpu 200 "${integrators[0]}" cpu
+"$cpu" run nve-cpu.yaml > nve-cpu.out 2>&1
+check "CPU reference run exits 0" test $? -eq 0
+
+for k in 0 1 2; do
+  n=${names[$k]}
+  deck "$n-straight" 200 "${integrators[$k]}"
+  "$dev" run "$n-straight.yaml" > "$n-straight.out" 2>&1
+  check "$n: device run exits 0" test $? -eq 0
+  check "$n: the banner names the device backend" \
+    grep -q "^Backend    cuda, GPU 0 (Thrust OpenMP host device, test build), double precision$" "$n-straight.out"
+  check "$n: the summary names it too" grep -q "^Backend: cuda, GPU 0 (Thrust OpenMP host device, test build)" "$n-straight.out"
+  deck "$n-split" 100 "${integrators[$k]}"
+  "$dev" run "$n-split.yaml" --restart auto > "$n-split-1.out" 2>&1
+  check "$n: first half exits 0" test $? -eq 0
+  deck "$n-split" 200 "${integrators[$k]}"
+  "$dev" run "$n-split.yaml" --restart auto > "$n-split-2.out" 2>&1
+  check "$n: second half exits 0" test $? -eq 0
+  check "$n: second half restarts at 100" grep -q "Restarted from $n-split.ckpt/ckpt-000000000100.h5 at step 100" "$n-split-2.out"
+  check "$n: thermo CSV identical to the straight run" cmp -s "$n-straight.csv" "$n-split.csv"
+  check "$n: final checkpoint bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
+    "$n-straight.ckpt/ckpt-000000000200.h5" "$n-split.ckpt/ckpt-000000000200.h5"
+  check "$n: trajectory frames identical" $py - "$n-straight.h5md" "$n-split.h5md" <<'PY'
+import sys, h5py
+a, b = (h5py.File(p, "r")["particles/all"] for p in sys.argv[1:3])
+for f in ("position", "velocity", "force", "image"):
+    assert list(a[f]["step"][()]) == [0, 50, 100, 150, 200], (f, a[f]["step"][()])
+    assert a[f]["value"][()].tobytes() == b[f]["value"][()].tobytes(), f
+PY
+done
+
+# The device against the CPU: 200 NVE steps, every thermo column.
+check "device thermo equals the CPU's to 1e-10 over 200 steps" $py - nve-cpu.csv nve-straight.csv <<'PY'
+import csv, sys
+rows = [list(csv.DictReader(open(p))) for p in sys.argv[1:3]]
+assert len(rows[0]) == len(rows[1]) == 21, [len(r) for r in rows]
+worst = 0.0
+for c, d in zip(*rows):
+    assert c["step"] == d["step"]
+    for k in ("temp", "pe", "ke", "etotal", "press"):
+        a, b = float(c[k]), float(d[k])
+        worst = max(worst, abs(a - b) / max(abs(a), abs(b)))
+print(f"max relative thermo difference device vs CPU: {worst:.3g}")
+assert worst <= 1e-10, worst
+PY
+
+# Deterministic: the same deck again writes the same bytes.
+deck again 200 "${integrators[1]}"
+"$dev" run again.yaml > again.out 2>&1
+check "determinism: the rerun exits 0" test $? -eq 0
+check "determinism: Langevin thermo CSV identical to the first run" cmp -s langevin-straight.csv again.csv
+
+# Checkpoints cross the backends: the CPU's step-100 checkpoint continues on
+# the device, and the device's on the CPU; both end near the CPU's run.
+deck cross 200 "${integrators[0]}"
+"$dev" run cross.yaml --restart nve-cpu.ckpt/ckpt-000000000100.h5 > cross-dev.out 2>&1
+check "CPU checkpoint continues on the device (exit 0)" test $? -eq 0
+mv cross.csv cross-dev.csv
+deck cross-back 200 "${integrators[0]}" cpu
+"$cpu" run cross-back.yaml --restart nve-straight.ckpt/ckpt-000000000100.h5 > cross-cpu.out 2>&1
+check "device checkpoint continues on the CPU (exit 0)" test $? -eq 0
+check "both continuations end within 1e-10 of the CPU run" $py - nve-cpu.csv cross-dev.csv cross-back.csv <<'PY'
+import csv, sys
+ref = {r["step"]: r for r in csv.DictReader(open(sys.argv[1]))}
+for p in sys.argv[2:]:
+    rows = list(csv.DictReader(open(p)))
+    assert rows[-1]["step"] == "200", p
+    for r in rows:
+        for k in ("temp", "etotal", "press"):
+            a, b = float(ref[r["step"]][k]), float(r[k])
+            assert abs(a - b) <= 1e-10 * max(abs(a), abs(b)), (p, r["step"], k, a, b)
+PY
+
+# A checkpoint of 2 MPI ranks continues on the device (atoms regathered
+# into one rank, the list rebuilt from the positions).
+if command -v mpirun > /dev/null; then
+  deck two-ranks 100 "${integrators[0]}" cpu
+  mpirun --allow-run-as-root --oversubscribe -np 2 "$cpu" run two-ranks.yaml > two-ranks.out 2>&1
+  check "2-rank CPU run writes its checkpoint" test -e two-ranks.ckpt/ckpt-000000000100.h5
+  deck from-two 200 "${integrators[0]}"
+  "$dev" run from-two.yaml --restart two-ranks.ckpt/ckpt-000000000100.h5 > from-two.out 2>&1
+  check "2-rank checkpoint continues on the device (exit 0)" test $? -eq 0
+  check "and ends within 1e-9 of the one-rank CPU run" $py - nve-cpu.csv from-two.csv <<'PY'
+import csv, sys
+ref = {r["step"]: r for r in csv.DictReader(open(sys.argv[1]))}
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert rows[-1]["step"] == "200"
+for r in rows:
+    a, b = float(ref[r["step"]]["etotal"]), float(r["etotal"])
+    assert abs(a - b) <= 1e-9 * abs(a), (r["step"], a, b)
+PY
+fi
+
+check "MDAnalysis reads the device run's trajectory (5 frames)" \
+  $py "$src/tests/e2e/h5md_check.py" nve-straight.h5md nve-straight.ckpt/ckpt-000000000200.h5 5 0.005
+
+# A blow-up on the device: exit 3, the CPU's message, the last checkpoint kept.
+deck boom 200 "{style: nve, dt: 0.03}"
+"$dev" run boom.yaml > boom.out 2> boom.err
+check "blow-up on the device: exit 3" test $? -eq 3
+deck boom-cpu 200 "{style: nve, dt: 0.03}" cpu
+"$cpu" run boom-cpu.yaml > boom-cpu.out 2> boom-cpu.err
+check "blow-up: the same message as the CPU backend" cmp -s boom.err boom-cpu.err
+
+exit $fail
