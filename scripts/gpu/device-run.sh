@@ -93,7 +93,7 @@ sys=$OUT/system.txt
   echo "== date: $(date -u +%Y-%m-%dT%H:%M:%SZ), host $(hostname), $(nproc) cores, kernel $(uname -r)"
   echo "== glibc: $(getconf GNU_LIBC_VERSION 2>/dev/null)"
   echo "== bundle:"
-  cat "$B/MANIFEST.txt" 2>/dev/null | head -8
+  head -8 "$B/MANIFEST.txt" 2>/dev/null
   echo "== nvidia-smi"
   if command -v nvidia-smi >/dev/null; then
     nvidia-smi 2>&1 || echo "nvidia-smi: exit $?"
