@@ -97,7 +97,7 @@ const std::vector<typename Pot::Params>& params_of(const Simulation& sim) {
 // path `backend: cuda` takes (Simulation::use_device), without a GPU.
 inline std::unique_ptr<Simulation> device_simulation(const std::string& deck_yaml) {
   auto sim = std::make_unique<Simulation>(deck_from(deck_yaml));
-  sim->use_device(device::make_pipeline_engine(Potentials{}, *sim, "Thrust OpenMP device system (tests)"));
+  sim->use_device(device::make_pipeline_engine(Potentials{}, *sim, "device engine (tests)"));
   return sim;
 }
 
