@@ -48,6 +48,12 @@ class DeviceForcePipeline {
     ghosts_.build(atoms_, sd_, reach_);
     builder_.build(atoms_, sd_, reach_, list_);
   }
+  // The list of the locals and ghosts as uploaded (their ghosts made by the
+  // host's halo exchange), over sub-box `sd`.
+  void build_list(const SubDomain& sd) {
+    sd_ = sd;
+    builder_.build(atoms_, sd_, reach_, list_);
+  }
   // Between rebuilds: the ghosts follow their sources.
   void refresh_ghosts() { ghosts_.refresh(atoms_, sd_.global); }
   void compute_forces() { pair_.compute(atoms_, list_, opt_.mixed); }

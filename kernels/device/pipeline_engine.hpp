@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "device/device_atom_ops.hpp"
+#include "device/device_halo.hpp"
 #include "device/force_pipeline.hpp"
 #include "potentials/pair_style_impl.hpp"
 #include "potentials/potential_list.hpp"
@@ -38,7 +39,8 @@ class PipelineEngine final : public DeviceEngine {
       : description_(std::move(description)),
         pipe_(sim.sub_domain(), sim.reach(), sim.atoms().ntypes,
               dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), {sim.deck().neighbor.sort, 64, sim.deck().precision == "mixed"}, s),
-        ops_(pipe_.atoms(), pipe_.stream()) {}
+        ops_(pipe_.atoms(), pipe_.stream()),
+        halo_(pipe_.stream()) {}
 
   std::string describe() const override { return description_; }
 
@@ -62,6 +64,11 @@ class PipelineEngine final : public DeviceEngine {
   void rebuild() override { pipe_.rebuild(); }
   void build_in_place() override { pipe_.build_in_place(); }
   void refresh_ghosts() override { pipe_.refresh_ghosts(); }
+  void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override {
+    pipe_.build_list(sd);
+    halo_.set(swaps);
+  }
+  void refresh_halo(const SwapExchange& exchange) override { halo_.refresh(pipe_.atoms(), exchange); }
   void compute_forces() override { pipe_.compute_forces(); }
   long builds() const override { return pipe_.list().builds; }
   void set_builds(long n) override { pipe_.list().builds = n; }
@@ -82,6 +89,7 @@ class PipelineEngine final : public DeviceEngine {
   std::string description_;
   DeviceForcePipeline<Pot> pipe_;
   DeviceAtomOps ops_;
+  DeviceHalo halo_;
 };
 
 // The engine for `sim`'s potential, one of `Pots` (potential_list.hpp).

@@ -12,9 +12,11 @@
 #   gpu-tests.log       tessera_gpu_tests, all test cases
 #   memcheck.log        the same under compute-sanitizer --tool memcheck
 #   racecheck.log       a subset under compute-sanitizer --tool racecheck
-#   run-cuda-32k.log    tessera run lj-melt.yaml --backend cuda (32,000 atoms)
+#   run-cuda-32k.log    tessera run lj-melt.yaml --backend cuda (32,000 atoms),
+#                       double then --precision mixed
 #   run-cpu-32k.log     the same deck, --backend cpu, for comparison
-#   run-cuda-2m.log     lj-melt-2m.yaml --backend cuda (2,048,000 atoms)
+#   run-cuda-2m.log     lj-melt-2m.yaml --backend cuda (2,048,000 atoms), both
+#                       precisions
 #
 # Environment: OUT (default /tmp/tessera-gpu-out), BUDGET_S (seconds for all
 # steps, default 540: the device call's limit is 600), MEMCHECK_TESTS and
@@ -143,13 +145,13 @@ cd "$work" || exit 1
 step "tessera_gpu_tests (all)" 120 "$OUT/gpu-tests.log" \
   'All tests passed|test cases:|skipped, no usable|error while loading' \
   "${OURS[@]}" "$tests" --durations yes
-# thermo NAME LOG: the run's thermo CSV goes to the end of its log, and its
+# thermo NAME LOG [TAG]: the run's thermo CSV goes to the end of its log, and its
 # last line (step 100) into results.md.
 thermo_rows=()
 thermo() {
   if [[ -f $1 ]]; then
     { echo "== $1"; cat "$1"; } >>"$2"
-    thermo_rows+=("| $(basename "$2" .log) | $(tail -1 "$1" | tr ',' ' ' | awk '{print $1" | "$2" | "$3" | "$5" | "$6}') |")
+    thermo_rows+=("| $(basename "$2" .log)${3:+ $3} | $(tail -1 "$1" | tr ',' ' ' | awk '{print $1" | "$2" | "$3" | "$5" | "$6}') |")
     rm -f "$1"
   fi
 }
@@ -157,6 +159,10 @@ step "run lj-melt.yaml --backend cuda (32,000 atoms)" 60 "$OUT/run-cuda-32k.log"
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cuda
 thermo lj-melt.thermo.csv "$OUT/run-cuda-32k.log"
+step "run lj-melt.yaml --backend cuda --precision mixed (32,000 atoms)" 60 "$OUT/run-cuda-32k.log" \
+  '^Performance:|[Ee]rror|error while loading' \
+  "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cuda --precision mixed
+thermo lj-melt.thermo.csv "$OUT/run-cuda-32k.log" mixed
 step "run lj-melt.yaml --backend cpu (32,000 atoms, $(nproc) cores)" 60 "$OUT/run-cpu-32k.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cpu
@@ -165,6 +171,10 @@ step "run lj-melt-2m.yaml --backend cuda (2,048,000 atoms)" 120 "$OUT/run-cuda-2
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda
 thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m.log"
+step "run lj-melt-2m.yaml --backend cuda --precision mixed (2,048,000 atoms)" 120 "$OUT/run-cuda-2m.log" \
+  '^Performance:|[Ee]rror|error while loading' \
+  "${OURS[@]}" "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda --precision mixed
+thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m.log" mixed
 
 # memcheck: every test case. racecheck looks only at shared memory, which
 # only CUB's kernels (sort, scan, reduce) use; the cases outside [stepper]

@@ -29,6 +29,7 @@
 #include "run/stop_request.hpp"
 #include "run/summary.hpp"
 #include "system/build_system.hpp"
+#include "telemetry/gpu_binding.hpp"
 #include "telemetry/nvml.hpp"
 
 using namespace tessera;
@@ -57,32 +58,27 @@ std::string why_no_gpu(const DeviceReport& r) {
   return s;
 }
 
-// The GPU a run uses, or -1 for the CPU. `auto` takes a usable GPU, else
-// the CPU with a one-line notice; `cuda` without one is a bad-input error.
-// `from` names where the choice came from (the deck or --backend). The CUDA
-// backend runs on one rank in this version.
-int choose_gpu(const std::string& wanted, const std::string& from, int ranks) {
+// The GPU this rank uses, or -1 for the CPU. `auto` takes a usable GPU,
+// else the CPU with a one-line notice; `cuda` without one is a bad-input
+// error. `from` names where the choice came from (the deck or --backend).
+// Ranks on a node share its usable GPUs by their local rank (gpu_binding.hpp).
+int choose_gpu(const std::string& wanted, const std::string& from, const Communicator& comm) {
   if (wanted == "cpu") return -1;
   const DeviceReport r = probe_devices();
-  const DeviceInfo* gpu = r.first_usable();
-  if (wanted == "cuda") {
-    if (!gpu) throw InputError(fmt::format("{}: backend cuda, but no usable GPU: {}", from, why_no_gpu(r)));
-    if (ranks > 1)
-      throw InputError(fmt::format(
-          "{}: backend cuda runs on one MPI rank in this version, and this run has {}; use backend cpu for "
-          "several ranks",
-          from, ranks));
-    return gpu->index;
-  }
-  if (gpu && ranks > 1) {
-    fmt::print("tessera: GPU {} ({}) found, but the CUDA backend runs on one rank in this version: {} ranks run on "
-               "the CPU\n",
-               gpu->index, gpu->name, ranks);
+  std::vector<int> usable;
+  for (const DeviceInfo& d : r.devices)
+    if (d.why_not.empty()) usable.push_back(d.index);
+  // Every rank must agree: one rank without a GPU puts all on the CPU (or
+  // stops all of them for `cuda`).
+  const bool everywhere = comm.max(usable.empty() ? 1 : 0) == 0;
+  if (!everywhere) {
+    const std::string why = usable.empty() ? why_no_gpu(r) : "another rank has none";
+    if (wanted == "cuda") throw InputError(fmt::format("{}: backend cuda, but no usable GPU: {}", from, why));
+    if (r.cuda_built) fmt::print("tessera: no usable GPU ({}): running on the CPU\n", why);
     return -1;
   }
-  if (gpu) return gpu->index;
-  if (r.cuda_built) fmt::print("tessera: no usable GPU ({}): running on the CPU\n", why_no_gpu(r));
-  return -1;
+  const int local = launcher_local_rank().value_or(comm.rank());
+  return usable[static_cast<std::size_t>(gpu_for_local_rank(local, static_cast<int>(usable.size())))];
 }
 
 // `tessera info`: what this binary is and what it can run on here.
@@ -122,7 +118,8 @@ int cmd_info() {
                                    static_cast<double>(s->memory_total_bytes) / (1 << 20)));
   const DeviceInfo* gpu = r.first_usable();
   fmt::print("Backend    auto runs on: {}\n",
-             gpu ? fmt::format("GPU {} ({}) with one MPI rank, the CPU with several", gpu->index, gpu->name)
+             gpu ? fmt::format("GPU {} ({}); several ranks on a node share the usable GPUs by local rank", gpu->index,
+                               gpu->name)
                  : std::string("the CPU"));
   return kExitOk;
 }
@@ -188,8 +185,7 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
     throw std::runtime_error("cannot silence stdout on rank > 0");
   Deck deck = load_with_overrides(path, threads, backend, precision);
   if (talk.quiet) deck.thermo.screen = false;
-  const int gpu = choose_gpu(deck.backend, backend.empty() ? deck.path + ": backend" : std::string("--backend"),
-                             comm.size());
+  const int gpu = choose_gpu(deck.backend, backend.empty() ? deck.path + ": backend" : std::string("--backend"), comm);
   Simulation sim(deck);  // every input check happens here, before any file is opened
   if (gpu >= 0) sim.use_device(make_device_engine(sim, gpu));
   // Rank 0 reads the checkpoints and sends the others their atoms; a

@@ -84,21 +84,26 @@ void HaloExchange::build(AtomStore& a, const SubDomain& sd, double reach) {
   }
 }
 
+void HaloExchange::exchange_positions(std::size_t k, const std::vector<double>& out, std::vector<double>& in) const {
+  const Swap& s = swaps_.at(k);
+  std::vector<char> bout(out.size() * sizeof(double)), bin;
+  // An empty vector's data() may be null, which memcpy must not get.
+  if (!bout.empty()) std::memcpy(bout.data(), out.data(), bout.size());
+  comm_->sendrecv(s.to, bout, s.from, bin);
+  if (bin.size() != 3 * s.count * sizeof(double))
+    throw std::runtime_error(fmt::format("halo update: expected {} positions, got {} bytes", s.count, bin.size()));
+  in.resize(3 * s.count);
+  if (!bin.empty()) std::memcpy(in.data(), bin.data(), bin.size());
+}
+
 void HaloExchange::update_positions(AtomStore& a) const {
   std::vector<double> out, in;
-  std::vector<char> bout, bin;
-  for (const Swap& s : swaps_) {
+  for (std::size_t w = 0; w < swaps_.size(); ++w) {
+    const Swap& s = swaps_[w];
     out.resize(3 * s.send.size());
     for (std::size_t k = 0; k < s.send.size(); ++k)
       for (int e = 0; e < 3; ++e) out[3 * k + e] = coord(a, e, s.send[k]) + (e == s.dim ? s.shift : 0.0);
-    bout.resize(out.size() * sizeof(double));
-    // An empty vector's data() may be null, which memcpy must not get.
-    if (!bout.empty()) std::memcpy(bout.data(), out.data(), bout.size());
-    comm_->sendrecv(s.to, bout, s.from, bin);
-    if (bin.size() != 3 * s.count * sizeof(double))
-      throw std::runtime_error(fmt::format("halo update: expected {} positions, got {} bytes", s.count, bin.size()));
-    in.resize(3 * s.count);
-    if (!bin.empty()) std::memcpy(in.data(), bin.data(), bin.size());
+    exchange_positions(w, out, in);
     for (std::size_t k = 0; k < s.count; ++k)
       for (int e = 0; e < 3; ++e) coord(a, e, s.first + k) = in[3 * k + e];
   }

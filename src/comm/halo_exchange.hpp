@@ -32,7 +32,6 @@ class HaloExchange {
 
   int neighbour(int dim, int dir) const;  // rank of the neighbour cell
 
- private:
   struct Swap {
     int dim = 0, dir = 0;
     int to = 0, from = 0;
@@ -40,6 +39,16 @@ class HaloExchange {
     std::vector<int> send;
     std::size_t first = 0, count = 0;  // where the received ghosts sit
   };
+  // The swaps of the last build, in order: a device backend packs and
+  // unpacks their positions itself and hands the buffers to
+  // exchange_positions. Swap k may send ghosts of swaps before it, so they
+  // run in this order.
+  const std::vector<Swap>& swaps() const { return swaps_; }
+  // Swap k's transport: `out` holds x, y, z (shift applied) of its send
+  // list; `in` gets the 3 * count positions of its ghosts.
+  void exchange_positions(std::size_t k, const std::vector<double>& out, std::vector<double>& in) const;
+
+ private:
   RankGrid grid_;
   std::array<int, 3> cell_{0, 0, 0};
   const Communicator* comm_ = nullptr;

@@ -8,10 +8,14 @@
 //
 // Host copies happen in upload* / download* only, and Simulation makes them
 // at setup, restart and when an output asks for the atoms.
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "atoms/atom_store.hpp"
+#include "comm/halo_exchange.hpp"
+#include "domain/box.hpp"
 #include "integrate/atom_ops.hpp"
 #include "neighbor/neighbor_list.hpp"
 #include "thermo/thermo.hpp"
@@ -19,6 +23,12 @@
 namespace tessera {
 
 class Simulation;
+
+// Several ranks: the host's HaloExchange builds the ghosts at each rebuild;
+// between rebuilds the device packs each swap's positions and the transport
+// (HaloExchange::exchange_positions: MPI through the host) carries them.
+using HaloSwap = HaloExchange::Swap;
+using SwapExchange = std::function<void(std::size_t swap, const std::vector<double>& out, std::vector<double>& in)>;
 
 class DeviceEngine {
  public:
@@ -42,6 +52,10 @@ class DeviceEngine {
   // the list a checkpoint's last build made.
   virtual void build_in_place() = 0;
   virtual void refresh_ghosts() = 0;
+  // Several ranks: the list of the uploaded locals and ghosts (built on the
+  // host) over this rank's sub-box, and the halo's swaps.
+  virtual void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) = 0;
+  virtual void refresh_halo(const SwapExchange& exchange) = 0;
   virtual void compute_forces() = 0;
   virtual long builds() const = 0;
   virtual void set_builds(long n) = 0;

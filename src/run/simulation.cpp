@@ -103,7 +103,6 @@ void Simulation::verify_atoms() const {
 }
 
 void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
-  if (comm_.parallel()) throw std::logic_error("use_device: a device backend runs on one rank in this version");
   if (ready_) throw std::logic_error("use_device: call it before setup() or restore()");
   device_ = std::move(engine);
 }
@@ -132,7 +131,7 @@ void Simulation::pull_list() const {
 
 void Simulation::rebuild() {
   timers_.next(Phase::kCommunicate);
-  if (device_) {
+  if (device_ && !comm_.parallel()) {
     // Wrap, sort, ghosts and list in Simulation's order (force_pipeline.hpp).
     timers_.next(Phase::kNeighbor);
     device_->rebuild();
@@ -140,6 +139,9 @@ void Simulation::rebuild() {
     last_build_ = step_;
     return;
   }
+  // Several ranks on devices: migration, sort and ghosts on the host (the
+  // atoms come back for it), the list on the device.
+  pull_atoms();
   if (comm_.parallel()) {
     halo_.migrate(atoms_, sub_);
     PeriodicGhosts::wrap(atoms_, box_);
@@ -154,8 +156,15 @@ void Simulation::rebuild() {
   timers_.next(Phase::kCommunicate);
   build_ghosts();
   timers_.next(Phase::kNeighbor);
-  builder_.build(atoms_, sub_, reach_, nlist_);
+  build_list();
   last_build_ = step_;
+}
+
+void Simulation::build_list() {
+  if (!device_) return builder_.build(atoms_, sub_, reach_, nlist_);
+  device_->upload(atoms_);  // host -> device: locals and ghosts
+  device_->build_list(sub_, halo_.swaps());
+  device_changed(true);
 }
 
 void Simulation::maybe_balance() {
@@ -189,16 +198,20 @@ void Simulation::maybe_balance() {
 }
 
 void Simulation::build_ghosts() {
-  if (device_)
+  if (device_ && !comm_.parallel())
     throw std::logic_error("build_ghosts: the device engine builds ghosts and list together");
-  else if (comm_.parallel())
+  if (comm_.parallel())
     halo_.build(atoms_, sub_, reach_);
   else
     ghosts_.build(atoms_, sub_, reach_);
 }
 
 void Simulation::update_ghosts() {
-  if (device_)
+  if (device_ && comm_.parallel())
+    device_->refresh_halo([this](std::size_t k, const std::vector<double>& out, std::vector<double>& in) {
+      halo_.exchange_positions(k, out, in);
+    });
+  else if (device_)
     device_->refresh_ghosts();
   else if (comm_.parallel())
     halo_.update_positions(atoms_);
@@ -230,8 +243,8 @@ void Simulation::setup() {
 bool Simulation::rebuild_due() {
   return tessera::rebuild_due(deck_.neighbor, step_ - last_build_,
                               [&] {
-                                return device_ ? device_->max_displacement_sq()
-                                               : comm_.max(max_displacement_sq(atoms_, nlist_));
+                                return comm_.max(device_ ? device_->max_displacement_sq()
+                                                         : max_displacement_sq(atoms_, nlist_));
                               });
 }
 

@@ -43,7 +43,8 @@ class Simulation {
   explicit Simulation(const Deck& deck, const Communicator& comm = Communicator::world());
 
   // Moves the atoms to a device backend for the rest of the run: called
-  // before setup() or restore(), on one rank. From then on the atoms live on
+  // before setup() or restore(). With several ranks the host still
+  // migrates atoms and builds ghosts at each rebuild. From then on the atoms live on
   // the device; atoms(), neighbor_list() and capture_state() copy them back
   // when asked (outputs ask at their steps only).
   void use_device(std::unique_ptr<DeviceEngine> engine);
@@ -110,6 +111,8 @@ class Simulation {
  private:
   void rebuild();
   void build_ghosts();
+  // The list of the current locals and ghosts, on the host or the device.
+  void build_list();
   // Moves the rank grid's cut planes when the ranks' work differs (deck
   // load_balance), just before a list rebuild migrates the atoms.
   void maybe_balance();

@@ -261,13 +261,13 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
     // The list exactly as it was built: ghosts and bins from the positions
     // of the last build, in the storage order that build left.
     timers_.start(Phase::kCommunicate);
-    if (device_) {
+    if (device_ && !comm_.parallel()) {
       timers_.next(Phase::kNeighbor);
       device_->build_in_place();
     } else {
       build_ghosts();
       timers_.next(Phase::kNeighbor);
-      builder_.build(atoms_, sub_, reach_, nlist_);
+      build_list();
     }
     last_build_ = s.last_build_step;
     for (std::size_t k = 0; k < n; ++k) {

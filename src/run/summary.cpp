@@ -30,11 +30,13 @@ std::string run_banner(const Simulation& sim) {
     const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
     s += fmt::format("Ranks      {} MPI ranks on a {} grid; atoms per rank {} .. {} (mean {:.0f})\n", c.size(),
                      sim.rank_grid().str(), *lo, *hi, static_cast<double>(sim.natoms()) / c.size());
-    const std::string host = c.host();
+    const std::string host = c.host() + "\n" + (sim.on_device() ? sim.backend_description() : "GPU none (CPU backend)");
     const auto hosts = c.gather_to_root(std::vector<char>(host.begin(), host.end()));
-    for (std::size_t r = 0; r < hosts.size(); ++r)
-      s += fmt::format("  rank {} -> host {} -> GPU none (CPU backend)\n", r,
-                       std::string(hosts[r].begin(), hosts[r].end()));
+    for (std::size_t r = 0; r < hosts.size(); ++r) {
+      const std::string h(hosts[r].begin(), hosts[r].end());
+      const std::size_t cut = h.find('\n');
+      s += fmt::format("  rank {} -> host {} -> {}\n", r, h.substr(0, cut), h.substr(cut + 1));
+    }
   }
   s += fmt::format("Run        {} steps\n", d.steps);
   return s;
@@ -100,7 +102,10 @@ std::string rank_balance_summary(const Simulation& sim) {
   row("Compute", busy, "{:>12.6f}");
   row("Atoms", static_cast<double>(sim.atoms().nlocal), "{:>12.0f}");
   row("Ghosts", static_cast<double>(sim.atoms().nghost), "{:>12.0f}");
-  s += "Halo exchange hidden behind computation: 0% (the CPU backend exchanges, then computes)\n";
+  s += sim.on_device()
+           ? "Halo exchange hidden behind computation: 0% (the device packs, the host exchanges, then the device "
+             "computes)\n"
+           : "Halo exchange hidden behind computation: 0% (the CPU backend exchanges, then computes)\n";
   if (sim.deck().load_balance.enabled())
     s += fmt::format("Load balancing: {} moves; imbalance {:.3f} at the first check, {:.3f} at the last ({} checks)\n",
                      sim.balance_moves(), sim.first_imbalance(), sim.last_imbalance(), sim.balance_checks());

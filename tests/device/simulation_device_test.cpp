@@ -91,6 +91,8 @@ class CountingEngine final : public DeviceEngine {
   void rebuild() override { e_->rebuild(); }
   void build_in_place() override { e_->build_in_place(); }
   void refresh_ghosts() override { e_->refresh_ghosts(); }
+  void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override { e_->build_list(sd, swaps); }
+  void refresh_halo(const SwapExchange& exchange) override { e_->refresh_halo(exchange); }
   void compute_forces() override { e_->compute_forces(); }
   long builds() const override { return e_->builds(); }
   void set_builds(long n) override { e_->set_builds(n); }
