@@ -15,24 +15,27 @@ class DeviceAtomOps final : public AtomOps {
   DeviceAtomOps(DeviceAtoms& a, DeviceStream s = {}) : a_(a), s_(s) {}
 
   void half_kick(double half_dt) override {
-    for_each_index(s_, a_.nlocal,
-                   HalfKick{half_dt, raw(a_.type), raw(a_.mass_of_type), raw(a_.fx), raw(a_.fy), raw(a_.fz), raw(a_.vx),
-                            raw(a_.vy), raw(a_.vz)});
+    TESSERA_DEVICE_CALL("half kick", for_each_index(s_, a_.nlocal,
+                                                    HalfKick{half_dt, raw(a_.type), raw(a_.mass_of_type), raw(a_.fx),
+                                                             raw(a_.fy), raw(a_.fz), raw(a_.vx), raw(a_.vy), raw(a_.vz)}));
   }
   void drift(double dt) override {
-    for_each_index(s_, a_.nlocal, Drift{dt, raw(a_.vx), raw(a_.vy), raw(a_.vz), raw(a_.x), raw(a_.y), raw(a_.z)});
+    TESSERA_DEVICE_CALL("drift", for_each_index(s_, a_.nlocal, Drift{dt, raw(a_.vx), raw(a_.vy), raw(a_.vz), raw(a_.x),
+                                                                     raw(a_.y), raw(a_.z)}));
   }
   void langevin(const LangevinKeys& k) override {
-    for_each_index(
-        s_, a_.nlocal,
-        LangevinForce{k.inv_damp, k.noise_scale, k.seed, k.step, raw(a_.id), raw(a_.type), raw(a_.mass_of_type),
-                      raw(a_.vx), raw(a_.vy), raw(a_.vz), raw(a_.fx), raw(a_.fy), raw(a_.fz)});
+    TESSERA_DEVICE_CALL("Langevin forces",
+                        for_each_index(s_, a_.nlocal,
+                                       LangevinForce{k.inv_damp, k.noise_scale, k.seed, k.step, raw(a_.id), raw(a_.type),
+                                                     raw(a_.mass_of_type), raw(a_.vx), raw(a_.vy), raw(a_.vz), raw(a_.fx),
+                                                     raw(a_.fy), raw(a_.fz)}));
   }
   void scale_velocities(double s) override {
-    for_each_index(s_, a_.nlocal, ScaleVelocity{s, raw(a_.vx), raw(a_.vy), raw(a_.vz)});
+    TESSERA_DEVICE_CALL("velocity scaling",
+                        for_each_index(s_, a_.nlocal, ScaleVelocity{s, raw(a_.vx), raw(a_.vy), raw(a_.vz)}));
   }
   // In Thrust's order, not the CPU's blocks: equal to rounding.
-  double sum_mv2() const override { return device::sum_mv2(s_, a_); }
+  double sum_mv2() const override { return TESSERA_DEVICE_CALL("kinetic energy sum", device::sum_mv2(s_, a_)); }
 
  private:
   DeviceAtoms& a_;

@@ -3,6 +3,10 @@
 // CUDA system (real GPUs) and with g++ for Thrust's OpenMP system (CI, which
 // has no GPU), so every algorithm is run and tested without a GPU.
 #include <thrust/device_vector.h>
+#include <thrust/system_error.h>
+
+#include <stdexcept>
+#include <string>
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -56,6 +60,22 @@ template <class F>
 void for_each_index(const DeviceStream& s, int n, const F& f) {
   if (n > 0) thrust::for_each(policy(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
 }
+
+// A device error (a failed launch, an illegal address, memory exhausted)
+// reaches Thrust's caller as thrust::system_error, naming the CUDA error and
+// the algorithm. checked_call adds which step of ours ran and where:
+//   TESSERA_DEVICE_CALL("pair forces", pair_.compute(...));
+template <class F>
+decltype(auto) checked_call(const char* what, const char* file, int line, F&& f) {
+  try {
+    return f();
+  } catch (const thrust::system_error& e) {
+    throw std::runtime_error(std::string("device error in ") + what + " (" + file + ":" + std::to_string(line) +
+                             "): " + e.what());
+  }
+}
+#define TESSERA_DEVICE_CALL(what, ...) \
+  ::tessera::device::checked_call(what, __FILE__, __LINE__, [&]() -> decltype(auto) { return __VA_ARGS__; })
 
 // Generic maximum for reductions (thrust::maximum is on its way out of CCCL).
 struct MaxOf {

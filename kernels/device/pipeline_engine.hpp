@@ -34,51 +34,66 @@ void copy_to_host(const dvec<T>& d, std::size_t n, std::vector<T>& h) {
 
 template <class Pot>
 class PipelineEngine final : public DeviceEngine {
+  static typename DeviceForcePipeline<Pot>::Options options(const Simulation& sim) {
+    typename DeviceForcePipeline<Pot>::Options o;
+    o.sort = sim.deck().neighbor.sort;
+    o.mixed = sim.deck().precision == "mixed";
+    return o;
+  }
+
  public:
   PipelineEngine(const Simulation& sim, std::string description, DeviceStream s = {})
       : description_(std::move(description)),
         pipe_(sim.sub_domain(), sim.reach(), sim.atoms().ntypes,
-              dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), {sim.deck().neighbor.sort, 64, sim.deck().precision == "mixed"}, s),
+              dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), options(sim), s),
         ops_(pipe_.atoms(), pipe_.stream()),
         halo_(pipe_.stream()) {}
 
   std::string describe() const override { return description_; }
 
-  void upload(const AtomStore& a) override { pipe_.upload(a); }
-  void upload_positions(const AtomStore& a) override { device::upload_positions(a, pipe_.atoms()); }
-  void upload_forces(const AtomStore& a) override { device::upload_forces(a, pipe_.atoms()); }
-  void download(AtomStore& a) const override { pipe_.download(a); }
+  // Every call that runs device work goes through TESSERA_DEVICE_CALL, so a
+  // device error names the step and this file's line.
+  void upload(const AtomStore& a) override { TESSERA_DEVICE_CALL("upload", pipe_.upload(a)); }
+  void upload_positions(const AtomStore& a) override {
+    TESSERA_DEVICE_CALL("upload_positions", device::upload_positions(a, pipe_.atoms()));
+  }
+  void upload_forces(const AtomStore& a) override {
+    TESSERA_DEVICE_CALL("upload_forces", device::upload_forces(a, pipe_.atoms()));
+  }
+  void download(AtomStore& a) const override { TESSERA_DEVICE_CALL("download", pipe_.download(a)); }
   void download_list(NeighborList& l) const override {
     const DeviceNeighborList& d = pipe_.list();
     const std::size_t n = static_cast<std::size_t>(pipe_.atoms().nlocal);
     l.stride = d.stride;
     l.pad = 1;
     l.builds = d.builds;
-    detail::copy_to_host(d.count, n, l.count);
-    detail::copy_to_host(d.index, n * static_cast<std::size_t>(d.stride), l.index);
-    detail::copy_to_host(d.x0, n, l.x0);
-    detail::copy_to_host(d.y0, n, l.y0);
-    detail::copy_to_host(d.z0, n, l.z0);
+    TESSERA_DEVICE_CALL("download_list", (detail::copy_to_host(d.count, n, l.count),
+                                          detail::copy_to_host(d.index, n * static_cast<std::size_t>(d.stride), l.index),
+                                          detail::copy_to_host(d.x0, n, l.x0), detail::copy_to_host(d.y0, n, l.y0),
+                                          detail::copy_to_host(d.z0, n, l.z0)));
   }
 
-  void rebuild() override { pipe_.rebuild(); }
-  void build_in_place() override { pipe_.build_in_place(); }
-  void refresh_ghosts() override { pipe_.refresh_ghosts(); }
+  void rebuild() override { TESSERA_DEVICE_CALL("neighbour list rebuild", pipe_.rebuild()); }
+  void build_in_place() override { TESSERA_DEVICE_CALL("neighbour list build", pipe_.build_in_place()); }
+  void refresh_ghosts() override { TESSERA_DEVICE_CALL("ghost refresh", pipe_.refresh_ghosts()); }
   void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override {
-    pipe_.build_list(sd);
-    halo_.set(swaps);
+    TESSERA_DEVICE_CALL("neighbour list build", (pipe_.build_list(sd), halo_.set(swaps)));
   }
-  void refresh_halo(const SwapExchange& exchange) override { halo_.refresh(pipe_.atoms(), exchange); }
-  void compute_forces() override { pipe_.compute_forces(); }
+  void refresh_halo(const SwapExchange& exchange) override {
+    TESSERA_DEVICE_CALL("halo refresh", halo_.refresh(pipe_.atoms(), exchange));
+  }
+  void compute_forces() override { TESSERA_DEVICE_CALL("pair forces", pipe_.compute_forces()); }
   long builds() const override { return pipe_.list().builds; }
   void set_builds(long n) override { pipe_.list().builds = n; }
 
-  double max_displacement_sq() const override { return pipe_.max_displacement_sq(); }
+  double max_displacement_sq() const override {
+    return TESSERA_DEVICE_CALL("displacement check", pipe_.max_displacement_sq());
+  }
   long first_bad_atom(double speed_sq) const override {
-    return device::first_bad_atom(pipe_.stream(), pipe_.atoms(), speed_sq);
+    return TESSERA_DEVICE_CALL("motion guard", device::first_bad_atom(pipe_.stream(), pipe_.atoms(), speed_sq));
   }
   ThermoSums sums() const override {
-    const DeviceSums d = pipe_.sums();
+    const DeviceSums d = TESSERA_DEVICE_CALL("thermo sums", pipe_.sums());
     return ThermoSums{d.mv2, d.pe, d.virial};
   }
   AtomOps& ops() override { return ops_; }

@@ -5,6 +5,8 @@
 #include <omp.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <string>
 #include <utility>
 
 #include "device_compare.hpp"
@@ -144,4 +146,18 @@ TEST_CASE("device lists and forces do not depend on the thread count", "[device]
   CHECK(one.fz == three.fz);
   CHECK(one.pe == three.pe);
   CHECK(one.virial == three.virial);
+}
+
+TEST_CASE("A device error names our step, the file and the line", "[device]") {
+  std::string message;
+  const int line = __LINE__ + 2;
+  try {
+    TESSERA_DEVICE_CALL("test step", throw thrust::system_error(EINVAL, thrust::generic_category(), "simulated"));
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  INFO(message);
+  CHECK(message.rfind("device error in test step (", 0) == 0);
+  CHECK(message.find(std::string(__FILE__) + ":" + std::to_string(line) + "): ") != std::string::npos);
+  CHECK(message.find("simulated") != std::string::npos);
 }
