@@ -254,7 +254,7 @@ void Simulation::check_motion() const {
   long bad = 0, n = 0;
   if (device_) {
     bad = device_->first_bad_atom(limit.speed_sq);
-    n = static_cast<long>(atoms_.nlocal);  // the count does not change on one rank
+    n = static_cast<long>(atoms_.nlocal);  // the device's count: atoms change rank only in rebuild()
   } else {
     const AtomStore& a = atoms_;
     n = static_cast<long>(a.nlocal);
