@@ -2,9 +2,11 @@
 // Where the device pipeline runs. The same headers compile with nvcc for the
 // CUDA system (real GPUs) and with g++ for Thrust's OpenMP system (CI, which
 // has no GPU), so every algorithm is run and tested without a GPU.
+#include <thrust/device_allocator.h>
 #include <thrust/device_vector.h>
 #include <thrust/system_error.h>
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <thrust/execution_policy.h>
@@ -27,8 +29,49 @@
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
+// Bytes held in device vectors now and at most, for the run's report of
+// device memory per atom. Thrust's own scratch (sort and scan buffers) is
+// not counted.
+struct DeviceMemory {
+  std::atomic<long long> now{0}, peak{0};
+  void add(long long n) {
+    const long long v = now.fetch_add(n) + n;
+    long long p = peak.load();
+    while (v > p && !peak.compare_exchange_weak(p, v)) {
+    }
+  }
+};
+inline DeviceMemory& device_memory() {
+  static DeviceMemory m;
+  return m;
+}
+
+// thrust's device allocator, counting into device_memory().
 template <class T>
-using dvec = thrust::device_vector<T>;
+struct CountingAllocator : thrust::device_allocator<T> {
+  using base = thrust::device_allocator<T>;
+  using pointer = typename base::pointer;
+  using size_type = typename base::size_type;
+  template <class U>
+  struct rebind {
+    using other = CountingAllocator<U>;
+  };
+  CountingAllocator() = default;
+  template <class U>
+  CountingAllocator(const CountingAllocator<U>&) {}
+  pointer allocate(size_type n) {
+    pointer p = base::allocate(n);
+    device_memory().add(static_cast<long long>(n * sizeof(T)));
+    return p;
+  }
+  void deallocate(pointer p, size_type n) {
+    base::deallocate(p, n);
+    device_memory().add(-static_cast<long long>(n * sizeof(T)));
+  }
+};
+
+template <class T>
+using dvec = thrust::device_vector<T, CountingAllocator<T>>;
 
 template <class T>
 T* raw(dvec<T>& v) {

@@ -97,6 +97,7 @@ class PipelineEngine final : public DeviceEngine {
     return ThermoSums{d.mv2, d.pe, d.virial};
   }
   AtomOps& ops() override { return ops_; }
+  long long device_bytes_peak() const override { return device_memory().peak.load(); }
 
   const DeviceForcePipeline<Pot>& pipeline() const { return pipe_; }
 

@@ -67,6 +67,9 @@ class DeviceEngine {
   virtual ThermoSums sums() const = 0;
   // The integrator's per-atom work on the device atoms.
   virtual AtomOps& ops() = 0;
+  // The most bytes this process has held in device vectors (Thrust's
+  // scratch for sorts and scans not counted).
+  virtual long long device_bytes_peak() const = 0;
 };
 
 // The device engine of this build for `sim`'s potential on GPU `gpu`

@@ -49,6 +49,8 @@ class Simulation {
   // when asked (outputs ask at their steps only).
   void use_device(std::unique_ptr<DeviceEngine> engine);
   bool on_device() const { return device_ != nullptr; }
+  // The most bytes held in device arrays so far (0 on the CPU backend).
+  long long device_bytes_peak() const { return device_ ? device_->device_bytes_peak() : 0; }
   // "cpu (4 OpenMP threads), double precision, avx2 pair kernel", or the
   // device engine's description.
   std::string backend_description() const;

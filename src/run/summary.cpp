@@ -63,6 +63,12 @@ std::string performance_summary(const Simulation& sim) {
                    static_cast<double>(total_neigh) / nlocal, sim.atoms().nghost,
                    sim.comm().parallel() ? " (rank 0)" : "");
   s += fmt::format("Backend: {}\n", sim.backend_description());
+  if (sim.on_device()) {
+    const double bytes = static_cast<double>(sim.device_bytes_peak());
+    s += fmt::format("Device memory: {:.1f} MiB at most in device arrays, {:.0f} bytes per atom{} (Thrust's scratch "
+                     "for sorts and scans not counted)\n",
+                     bytes / (1 << 20), bytes / nlocal, sim.comm().parallel() ? " (rank 0)" : "");
+  }
   const PhaseTimers& t = sim.timers();
   const double total = t.total();
   s += fmt::format("\n{:<12} {:>12} {:>8}\n", "Phase", "time (s)", "%");

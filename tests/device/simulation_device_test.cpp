@@ -100,6 +100,7 @@ class CountingEngine final : public DeviceEngine {
   long first_bad_atom(double speed_sq) const override { return e_->first_bad_atom(speed_sq); }
   ThermoSums sums() const override { return e_->sums(); }
   AtomOps& ops() override { return e_->ops(); }
+  long long device_bytes_peak() const override { return e_->device_bytes_peak(); }
 
   int uploads = 0;
   mutable int downloads = 0, list_downloads = 0;
@@ -223,4 +224,11 @@ TEST_CASE("Atoms come back from the device only when something reads them", "[de
   (void)sim.capture_state();  // the list's build positions too
   CHECK(engine.list_downloads == 1);
   CHECK(engine.uploads == 1);
+  // Device memory per atom, as the summary reports it: at least the atoms'
+  // own arrays (id, type, 3 positions, velocities, forces, images, energy,
+  // virial: 112 bytes) and their list rows.
+  const double per_atom = static_cast<double>(sim.device_bytes_peak()) / static_cast<double>(sim.natoms());
+  CHECK(per_atom > 112 + 4 * 50);
+  CHECK(per_atom < 5000);
+  fmt::print("device_omp LJ melt, 2048 atoms: {:.0f} bytes of device arrays per atom at most\n", per_atom);
 }
