@@ -15,8 +15,8 @@
 #   run-cuda-32k.log    tessera run lj-melt.yaml --backend cuda (32,000 atoms),
 #                       double then --precision mixed
 #   run-cpu-32k.log     the same deck, --backend cpu, for comparison
-#   run-cuda-2m.log     lj-melt-2m.yaml --backend cuda (2,048,000 atoms), both
-#                       precisions
+#   run-cuda-2m-16m.log lj-melt-2m.yaml and lj-melt-16m.yaml --backend cuda
+#                       (2,048,000 and 16,384,000 atoms), both precisions
 #
 # Environment: OUT (default /tmp/tessera-gpu-out), BUDGET_S (seconds for all
 # steps, default 540: the device call's limit is 600), MEMCHECK_TESTS and
@@ -167,14 +167,22 @@ step "run lj-melt.yaml --backend cpu (32,000 atoms, $(nproc) cores)" 60 "$OUT/ru
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cpu
 thermo lj-melt.thermo.csv "$OUT/run-cpu-32k.log"
-step "run lj-melt-2m.yaml --backend cuda (2,048,000 atoms)" 120 "$OUT/run-cuda-2m.log" \
+step "run lj-melt-2m.yaml --backend cuda (2,048,000 atoms)" 120 "$OUT/run-cuda-2m-16m.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda
-thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m.log"
-step "run lj-melt-2m.yaml --backend cuda --precision mixed (2,048,000 atoms)" 120 "$OUT/run-cuda-2m.log" \
+thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m-16m.log"
+step "run lj-melt-2m.yaml --backend cuda --precision mixed (2,048,000 atoms)" 120 "$OUT/run-cuda-2m-16m.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda --precision mixed
-thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m.log" mixed
+thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m-16m.log" mixed
+step "run lj-melt-16m.yaml --backend cuda (16,384,000 atoms)" 150 "$OUT/run-cuda-2m-16m.log" \
+  '^Performance:|[Ee]rror|error while loading' \
+  "${OURS[@]}" "$B/bin/tessera" run lj-melt-16m.yaml --backend cuda
+thermo lj-melt-16m.thermo.csv "$OUT/run-cuda-2m-16m.log" 16m
+step "run lj-melt-16m.yaml --backend cuda --precision mixed (16,384,000 atoms)" 150 "$OUT/run-cuda-2m-16m.log" \
+  '^Performance:|[Ee]rror|error while loading' \
+  "${OURS[@]}" "$B/bin/tessera" run lj-melt-16m.yaml --backend cuda --precision mixed
+thermo lj-melt-16m.thermo.csv "$OUT/run-cuda-2m-16m.log" "16m mixed"
 
 # memcheck: every test case. racecheck looks only at shared memory, which
 # only CUB's kernels (sort, scan, reduce) use; the cases outside [stepper]
