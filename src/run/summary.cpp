@@ -37,6 +37,10 @@ std::string run_banner(const Simulation& sim) {
       const std::size_t cut = h.find('\n');
       s += fmt::format("  rank {} -> host {} -> {}\n", r, h.substr(0, cut), h.substr(cut + 1));
     }
+    // The one halo transport this version has, said so rather than implied.
+    s += sim.on_device() ? "Halo       MPI through host memory: the device packs and unpacks each swap, the host "
+                           "sends it (CUDA-aware MPI and peer copies are not in this version)\n"
+                         : "Halo       MPI from host memory (CPU backend)\n";
   }
   s += fmt::format("Run        {} steps\n", d.steps);
   return s;

@@ -145,6 +145,8 @@ if command -v mpirun > /dev/null; then
     check "$np ranks on the device: exit 0" test $? -eq 0
     check "$np ranks on the device: the rank map names the device" \
       grep -q "^  rank $((np - 1)) -> host .* -> cuda, GPU 0 (Thrust OpenMP host device" "ranks$np.out"
+    check "$np ranks on the device: the banner names the halo transport" \
+      grep -q "^Halo       MPI through host memory: the device packs and unpacks each swap" "ranks$np.out"
   done
   deck nve-cpu-every 200 "${integrators[0]}" cpu
   sed -i 's/every: 10, file/every: 1, file/' nve-cpu-every.yaml
