@@ -3,33 +3,16 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <sstream>
+#include <string>
 
+#include "cuda_arch_list.hpp"
 #include "devices.hpp"
-
-#ifndef TESSERA_CUDA_ARCHITECTURES
-#define TESSERA_CUDA_ARCHITECTURES ""
-#endif
 
 namespace tessera {
 
 namespace {
 
 std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
-
-// The lowest compute capability (as 10 * major + minor) the kernels were
-// built for: a GPU below it cannot run them (PTX only compiles forward).
-int lowest_built_arch() {
-  std::istringstream in(TESSERA_CUDA_ARCHITECTURES);
-  std::string item;
-  int lowest = 0;
-  while (std::getline(in, item, ';')) {
-    const int v = std::atoi(item.c_str());  // "90", "90-real", "90a" all read as 90
-    if (v > 0) lowest = lowest == 0 ? v : std::min(lowest, v);
-  }
-  return lowest;
-}
 
 }  // namespace
 
@@ -51,7 +34,7 @@ DeviceReport probe_devices() {
     return r;
   }
   if (count == 0) r.none_because = "the CUDA runtime sees no device (CUDA_VISIBLE_DEVICES?)";
-  const int lowest = lowest_built_arch();
+  const int lowest = lowest_cuda_arch(TESSERA_CUDA_ARCHITECTURES);
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp p{};
     DeviceInfo d;

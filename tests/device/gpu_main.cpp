@@ -8,30 +8,13 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <sstream>
 #include <string>
 
-#ifndef TESSERA_CUDA_ARCHITECTURES
-#define TESSERA_CUDA_ARCHITECTURES ""
-#endif
+#include "cuda_arch_list.hpp"
 
 namespace {
 
 constexpr int kSkip = 77;
-
-// The lowest compute capability (10 * major + minor) the tests were built
-// for; PTX only compiles forward, so a GPU below it cannot run them.
-int lowest_built_arch() {
-  std::istringstream in(TESSERA_CUDA_ARCHITECTURES);
-  std::string item;
-  int lowest = 0;
-  while (std::getline(in, item, ';')) {
-    const int v = std::atoi(item.c_str());  // "90", "90-real", "90a" all read as 90
-    if (v > 0 && (lowest == 0 || v < lowest)) lowest = v;
-  }
-  return lowest;
-}
 
 // Empty when a usable GPU is there, else why not.
 std::string why_no_gpu() {
@@ -43,7 +26,7 @@ std::string why_no_gpu() {
     return why;
   }
   if (count == 0) return "the CUDA runtime sees no device (CUDA_VISIBLE_DEVICES?)";
-  const int lowest = lowest_built_arch();
+  const int lowest = tessera::lowest_cuda_arch(TESSERA_CUDA_ARCHITECTURES);
   std::string why;
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp p{};

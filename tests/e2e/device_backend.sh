@@ -31,24 +31,10 @@ check "info: auto takes it" grep -q "^Backend    auto runs on: GPU 0 (Thrust Ope
 # deck NAME STEPS INTEGRATOR [BACKEND]: 2,048 atoms (8^3 fcc cells),
 # checkpoints every 100 steps, thermo every 10, trajectory every 50.
 deck() {
-  cat > "$1.yaml" <<YAML
-system:
-  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
-velocity: {temperature: 1.44, seed: 87287}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-neighbor: {skin: 0.3}
-integrator: $3
-backend: ${4:-cuda}
-run: {steps: $2}
-output:
-  thermo: {every: 10, file: $1.csv, screen: false}
-  checkpoint: {every: 100, path: $1.ckpt, keep: 3}
-  trajectory: {every: 50, file: $1.h5md, fields: [position, velocity, force, image]}
-YAML
+  lj_deck "$1.yaml" --steps "$2" --integrator "$3" --skin 0.3 --backend "${4:-cuda}" \
+    "thermo: {every: 10, file: $1.csv, screen: false}" \
+    "checkpoint: {every: 100, path: $1.ckpt, keep: 3}" \
+    "trajectory: {every: 50, file: $1.h5md, fields: [position, velocity, force, image]}"
 }
 
 integrators=(

@@ -14,6 +14,8 @@
 # Usage: kill.sh TESSERA REPO_ROOT [KILLS]   (default 5 kills, for CI)
 # Prints "ok"/"FAIL" lines and the counts; exits non-zero on any failure.
 set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin=$(realpath "$1")
 src=$(realpath "$2")
 kills=${3:-5}
@@ -35,26 +37,9 @@ say_fail() { echo "FAIL $*"; fail=1; failures=$((failures + 1)); }
 # STEPS is the step the run ends at; OUTPUTS=no gives the verify deck, which
 # writes nothing.
 deck() {
-  cat > "$1.yaml" <<YAML
-threads: 1
-system:
-  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
-velocity: {temperature: 1.44, seed: 87287}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-neighbor: {skin: 0.3}
-integrator: {style: nve, dt: 0.005}
-run: {steps: $2}
-YAML
-  [ "$3" = no ] && return
-  cat >> "$1.yaml" <<YAML
-output:
-  thermo: {every: 10, file: $1.csv, screen: false}
-  checkpoint: {every: 20, path: $1.ckpt, keep: 3}
-YAML
+  local outputs=()
+  [ "$3" = no ] || outputs=("thermo: {every: 10, file: $1.csv, screen: false}" "checkpoint: {every: 20, path: $1.ckpt, keep: 3}")
+  lj_deck "$1.yaml" --threads 1 --skin 0.3 --steps "$2" "${outputs[@]}"
 }
 
 # verify FILE: prints "good STEP", "torn REASON" (refused by the size or

@@ -11,3 +11,51 @@ run_ranks() {
   local n=$1; shift
   if [ "$n" -eq 1 ]; then "$bin" run "$@" --threads 1; else mpirun -np "$n" --oversubscribe "$bin" run "$@" --threads 1; fi
 }
+# lj_deck FILE [--OPTION VALUE...] [OUTPUT...]: writes FILE, the one-type LJ
+# melt (fcc, density 0.8442, cutoff 2.5) the scripts share, so they stay one
+# system; each OUTPUT is a line of its output: section. Options (default):
+# --steps N (required; may carry more run keys), --integrator YAML (nve, dt
+# 0.005), --cells N (8: 2,048 atoms), --temperature T (1.44), --seed S
+# (87287); --skin, --backend, --threads: that line only when given.
+lj_deck() {
+  local file=$1 steps='' integrator='{style: nve, dt: 0.005}' cells=8 temperature=1.44 seed=87287
+  local skin='' backend='' threads=''
+  shift
+  while [[ $# -gt 0 && $1 == --* ]]; do
+    if [ $# -lt 2 ]; then echo "lj_deck: $1 needs a value" >&2; return 2; fi
+    case $1 in
+      --steps) steps=$2 ;;
+      --integrator) integrator=$2 ;;
+      --cells) cells=$2 ;;
+      --temperature) temperature=$2 ;;
+      --seed) seed=$2 ;;
+      --skin) skin=$2 ;;
+      --backend) backend=$2 ;;
+      --threads) threads=$2 ;;
+      *) echo "lj_deck: unknown option $1" >&2; return 2 ;;
+    esac
+    shift 2
+  done
+  if [ -z "$steps" ]; then echo "lj_deck: --steps is required" >&2; return 2; fi
+  {
+    if [ -n "$threads" ]; then echo "threads: $threads"; fi
+    cat <<YAML
+system:
+  lattice: {style: fcc, density: 0.8442, cells: [$cells, $cells, $cells]}
+velocity: {temperature: $temperature, seed: $seed}
+potential:
+  style: lj/cut
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+YAML
+    if [ -n "$skin" ]; then echo "neighbor: {skin: $skin}"; fi
+    echo "integrator: $integrator"
+    if [ -n "$backend" ]; then echo "backend: $backend"; fi
+    echo "run: {steps: $steps}"
+    if [ $# -gt 0 ]; then
+      echo "output:"
+      printf '  %s\n' "$@"
+    fi
+  } > "$file"
+}

@@ -52,20 +52,9 @@ check "decomposition [3, 1, 1]: used" grep -q "on a 3 x 1 x 1 grid" uneven.out
 check "decomposition [3, 1, 1]: thermo equals one rank's" same_thermo serial.csv melt.csv
 
 # Many rebuilds and migrations: 2,048 atoms, hot, 3,000 steps on 4 ranks.
-cat > long.yaml <<YAML
-system:
-  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
-velocity: {temperature: 3.0, seed: 11}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-integrator: {style: langevin, dt: 0.005, temperature: 3.0, damping: 0.5, seed: 2}
-run: {steps: 3000}
-output:
-  thermo: {every: 1000, file: long.csv}
-YAML
+lj_deck long.yaml --steps 3000 --temperature 3.0 --seed 11 \
+  --integrator "{style: langevin, dt: 0.005, temperature: 3.0, damping: 0.5, seed: 2}" \
+  "thermo: {every: 1000, file: long.csv}"
 mpi 4 long.yaml > long.out 2>&1
 check "4 ranks, 3,000 hot steps: every atom kept (exit 0)" test $? -eq 0
 check "4 ranks, 3,000 hot steps: reached the last step" grep -q "^3000," long.csv

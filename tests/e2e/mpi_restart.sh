@@ -25,22 +25,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 # deck NAME STEPS INTEGRATOR: 2,048 atoms, thermo every 10 steps, a
 # checkpoint every 100 and a frame every 50.
 deck() {
-  cat > "$1.yaml" <<YAML
-system:
-  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
-velocity: {temperature: 1.44, seed: 87287}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-integrator: $3
-run: {steps: $2}
-output:
-  thermo: {every: 10, file: $4.csv, screen: false}
-  checkpoint: {every: 100, path: $4.ckpt, keep: 5}
-  trajectory: {every: 50, file: $4.h5md, fields: [position, velocity, image]}
-YAML
+  lj_deck "$1.yaml" --steps "$2" --integrator "$3" \
+    "thermo: {every: 10, file: $4.csv, screen: false}" \
+    "checkpoint: {every: 100, path: $4.ckpt, keep: 5}" \
+    "trajectory: {every: 50, file: $4.h5md, fields: [position, velocity, image]}"
 }
 same_frames() {  # same_frames A.h5md B.h5md: identical steps and positions, bitwise
   $py - "$1" "$2" <<'PY'

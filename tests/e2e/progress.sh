@@ -15,22 +15,10 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 deck() {  # deck NAME STEPS
-  cat > "$1.yaml" <<YAML
-system:
-  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
-velocity: {temperature: 1.44, seed: 87287}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-integrator: {style: nve, dt: 0.005}
-run: {steps: $2}
-output:
-  thermo: {every: 100, file: $1.csv}
-  checkpoint: {every: 200, path: $1.ckpt, keep: 2}
-  metrics: {every: 50, file: $1.jsonl}
-YAML
+  lj_deck "$1.yaml" --steps "$2" \
+    "thermo: {every: 100, file: $1.csv}" \
+    "checkpoint: {every: 200, path: $1.ckpt, keep: 2}" \
+    "metrics: {every: 50, file: $1.jsonl}"
 }
 metrics_ok() {  # metrics_ok FILE FIRST LAST RANKS: one line per 50 steps, FIRST..LAST, well formed
   $py - "$@" <<'PY'

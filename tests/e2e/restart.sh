@@ -28,23 +28,10 @@ cd "$work"
 # deck NAME STEPS INTEGRATOR: 2,048 atoms (8^3 fcc cells), checkpoints every
 # 500 steps, thermo every 100, trajectory every 100.
 deck() {
-  cat > "$1.yaml" <<YAML
-system:
-  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
-velocity: {temperature: 1.44, seed: 87287}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-neighbor: {skin: 0.3}
-integrator: $3
-run: {steps: $2}
-output:
-  thermo: {every: 100, file: $1.csv, screen: false}
-  checkpoint: {every: 500, path: $1.ckpt, keep: 3}
-  trajectory: {every: 100, file: $1.h5md, fields: [position, velocity, image]}
-YAML
+  lj_deck "$1.yaml" --steps "$2" --integrator "$3" --skin 0.3 \
+    "thermo: {every: 100, file: $1.csv, screen: false}" \
+    "checkpoint: {every: 500, path: $1.ckpt, keep: 3}" \
+    "trajectory: {every: 100, file: $1.h5md, fields: [position, velocity, image]}"
 }
 
 integrators=(

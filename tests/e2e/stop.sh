@@ -17,21 +17,10 @@ cd "$work"
 # deck NAME [RUN_EXTRA]: 2,048 atoms, Langevin (the integrator with the most
 # state to get right), 3,000 steps (~4 s on 2 cores).
 deck() {
-  cat > "$1.yaml" <<YAML
-system:
-  lattice: {style: fcc, density: 0.8442, cells: [8, 8, 8]}
-velocity: {temperature: 1.44, seed: 87287}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-integrator: {style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 3}
-run: {steps: 3000${2:-}}
-output:
-  thermo: {every: 100, file: $1.csv, screen: false}
-  checkpoint: {every: 1000, path: $1.ckpt, keep: 2}
-YAML
+  lj_deck "$1.yaml" --steps "3000${2:-}" \
+    --integrator "{style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 3}" \
+    "thermo: {every: 100, file: $1.csv, screen: false}" \
+    "checkpoint: {every: 1000, path: $1.ckpt, keep: 2}"
 }
 
 deck ref
@@ -95,20 +84,7 @@ check "two SIGTERMs at once: a normal stop with its checkpoint" grep -q "^tesser
 # 2-million-atom system, and leaves the checkpoint already on disk untouched.
 mkdir -p slow.ckpt
 cp ref.ckpt/ckpt-000000003000.h5 slow.ckpt/ckpt-000000003000.h5
-cat > slow.yaml <<YAML
-system:
-  lattice: {style: fcc, density: 0.8442, cells: [80, 80, 80]}
-velocity: {temperature: 1.44, seed: 1}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-integrator: {style: nve, dt: 0.005}
-run: {steps: 100}
-output:
-  checkpoint: {every: 50, path: slow.ckpt}
-YAML
+lj_deck slow.yaml --steps 100 --cells 80 --seed 1 "checkpoint: {every: 50, path: slow.ckpt}"
 "$bin" run slow.yaml > slow.out 2>&1 &
 pid=$!
 sleep 0.3
