@@ -35,11 +35,11 @@ struct DeviceAtoms {
   void resize_ghosts(int n) {
     nghost = n;
     const std::size_t all = static_cast<std::size_t>(nlocal) + n;
-    id.resize(all);
-    type.resize(all);
-    x.resize(all);
-    y.resize(all);
-    z.resize(all);
+    resize_exact(id, all);
+    resize_exact(type, all);
+    resize_exact(x, all);
+    resize_exact(y, all);
+    resize_exact(z, all);
   }
 };
 

@@ -6,6 +6,10 @@
 // so the two halos can be compared slot by slot.
 #include <thrust/copy.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform_reduce.h>
+
+#include <climits>
+#include <stdexcept>
 
 #include "device/device_atoms.hpp"
 #include "domain/box.hpp"
@@ -46,6 +50,24 @@ struct NearFace {
   TESSERA_HD bool operator()(int k) const {
     const double p = v[k >> 1];
     return (k & 1) ? p < lo + reach : p >= hi - reach;
+  }
+};
+
+// How many ghosts local atom i makes: near a face along an axis, it is
+// imaged across it, and so are its images along the earlier axes (which
+// share its other coordinates), as NearFace decides stage by stage.
+struct GhostsOf {
+  SubDomain sd;
+  double reach;
+  const double* x;
+  const double* y;
+  const double* z;
+  TESSERA_HD long operator()(int i) const {
+    const double p[3] = {x[i], y[i], z[i]};
+    long images = 1;
+    for (int d = 0; d < 3; ++d)
+      images *= 1 + (p[d] >= sd.hi[d] - reach) + (p[d] < sd.lo[d] + reach);
+    return images - 1;
   }
 };
 
@@ -112,9 +134,19 @@ class DeviceGhosts {
 
   // Creates the ghosts of the current local positions within `reach` of a face.
   void build(DeviceAtoms& a, const SubDomain& sd, double reach) {
+    // The ghosts' number first, so that every array is sized once, exactly.
+    const long total = thrust::transform_reduce(
+        policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(a.nlocal),
+        detail::GhostsOf{sd, reach, raw(a.x), raw(a.y), raw(a.z)}, 0L, thrust::plus<long>());
+    if (total > INT_MAX - a.nlocal)
+      throw std::invalid_argument("device ghosts: more atoms on one rank than an int can index");
+    a.resize_ghosts(static_cast<int>(total));
     a.resize_ghosts(0);
+    resize_exact(source_, total);
+    resize_exact(shift_, 3 * total);
     source_.clear();
     shift_.clear();
+    resize_exact(picked_, 2 * (static_cast<std::size_t>(a.nlocal) + total));
     for (int d = 0; d < 3; ++d) {
       const int n = a.nall();
       picked_.resize(2 * static_cast<std::size_t>(n));
@@ -131,6 +163,7 @@ class DeviceGhosts {
                      detail::MakeGhost{raw(picked_), n, a.nlocal, d, sd.global.length(d), raw(a.x), raw(a.y), raw(a.z),
                                        raw(a.id), raw(a.type), raw(source_), raw(shift_)});
     }
+    release(picked_);
   }
 
   // Moves the ghosts with their source atoms (every step between rebuilds).

@@ -5,6 +5,7 @@
 #include <thrust/device_allocator.h>
 #include <thrust/device_vector.h>
 #include <thrust/system_error.h>
+#include <thrust/copy.h>
 
 #include <atomic>
 #include <stdexcept>
@@ -40,6 +41,8 @@ struct DeviceMemory {
     while (v > p && !peak.compare_exchange_weak(p, v)) {
     }
   }
+  // For tests that measure one run after others in the same process.
+  void reset_peak() { peak.store(now.load()); }
 };
 inline DeviceMemory& device_memory() {
   static DeviceMemory m;
@@ -72,6 +75,27 @@ struct CountingAllocator : thrust::device_allocator<T> {
 
 template <class T>
 using dvec = thrust::device_vector<T, CountingAllocator<T>>;
+
+// Resizes to exactly n. thrust's resize allocates at least twice the old
+// capacity when it grows, which would leave up to half of the device memory
+// unused, and briefly hold old and new storage together.
+template <class T>
+void resize_exact(dvec<T>& v, std::size_t n) {
+  if (n <= v.capacity()) {
+    v.resize(n);
+    return;
+  }
+  dvec<T> grown(n);
+  thrust::copy(v.begin(), v.end(), grown.begin());
+  v.swap(grown);
+}
+
+// Gives the storage back (build scratch between builds).
+template <class T>
+void release(dvec<T>& v) {
+  v.clear();
+  v.shrink_to_fit();
+}
 
 template <class T>
 T* raw(dvec<T>& v) {

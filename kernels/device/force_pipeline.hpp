@@ -23,6 +23,7 @@ class DeviceForcePipeline {
     bool sort = true;         // deck neighbor.sort
     int initial_stride = 64;  // neighbours per atom before the first build
     bool mixed = false;       // deck precision: mixed
+    bool clusters = false;    // deck neighbor.layout: clusters
   };
 
   // `reach`: cutoff + skin; `params`: the (ntypes+1)^2 table of Pot::Params.
@@ -30,6 +31,8 @@ class DeviceForcePipeline {
                       Options opt, DeviceStream s = {})
       : sd_(sd), reach_(reach), opt_(opt), stream_(s), ghosts_(s), sorter_(s), builder_(s), pair_(ntypes, params, s) {
     list_.stride = opt.initial_stride;
+    list_.clustered = opt.clusters;
+    list_.clusters.stride = opt.initial_stride;
   }
 
   void upload(const AtomStore& a) { upload_atoms(a, atoms_); }
@@ -37,6 +40,7 @@ class DeviceForcePipeline {
 
   // Wrap, spatial sort, ghosts, neighbour list: what a CPU rebuild does.
   void rebuild() {
+    DeviceNeighborBuilder::drop_pairs(list_);
     ghosts_.wrap(atoms_, sd_.global);
     if (opt_.sort) sorter_.sort(atoms_, sd_, 0.5 * reach_);  // the CPU's sort cell size
     ghosts_.build(atoms_, sd_, reach_);
@@ -45,11 +49,13 @@ class DeviceForcePipeline {
   // Ghosts and list from the positions as they are, with no wrap or sort:
   // the list of a checkpoint's last build, from that build's positions.
   void build_in_place() {
+    DeviceNeighborBuilder::drop_pairs(list_);
     ghosts_.build(atoms_, sd_, reach_);
     builder_.build(atoms_, sd_, reach_, list_);
   }
   // The list of the locals and ghosts as uploaded (their ghosts made by the
   // host's halo exchange), over sub-box `sd`.
+  double reach() const { return reach_; }
   void build_list(const SubDomain& sd) {
     sd_ = sd;
     builder_.build(atoms_, sd_, reach_, list_);

@@ -10,13 +10,18 @@
 #include <thrust/reduce.h>
 
 #include "device/cell_bins.hpp"
+#include "device/cluster_list.hpp"
 #include "device/device_atoms.hpp"
 #include "domain/box.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
+// Either per-atom rows (the default, the CPU's layout) or, when `clustered`,
+// a cluster list (cluster_list.hpp), which takes about a fifth of the memory.
 struct DeviceNeighborList {
+  bool clustered = false;
+  DeviceClusterList clusters;
   int stride = 0;
   dvec<int> count;  // per local atom; may exceed stride only inside a build
   dvec<int> index;  // index[i * stride + k]
@@ -74,12 +79,34 @@ struct ScanNeighbors {
 
 class DeviceNeighborBuilder {
  public:
-  explicit DeviceNeighborBuilder(DeviceStream s = {}) : stream_(s) {}
+  explicit DeviceNeighborBuilder(DeviceStream s = {}) : stream_(s), clusters_(s) {}
 
   // Every pair closer than `reach` (cutoff + skin) is listed. A list with
   // stride 0 starts at 64 per atom; a row that does not fit grows the stride
   // to what the longest row needs (with room to spare) and the build runs again.
+  // Gives back the pair storage of `nl` before a rebuild sorts the atoms and
+  // makes ghosts, so the old list is not held next to their scratch.
+  static void drop_pairs(DeviceNeighborList& nl) {
+    release(nl.index);
+    release(nl.clusters.cj);
+    release(nl.clusters.jmask);
+  }
+
   void build(const DeviceAtoms& a, const SubDomain& sd, double reach, DeviceNeighborList& nl) {
+    if (nl.clustered)
+      nl.grows += clusters_.build(a, sd, reach, nl.clusters);
+    else
+      build_rows(a, sd, reach, nl);
+    const int nlocal = a.nlocal;
+    for (dvec<double>* p : {&nl.x0, &nl.y0, &nl.z0}) resize_exact(*p, nlocal);
+    thrust::copy(policy(stream_), a.x.begin(), a.x.begin() + nlocal, nl.x0.begin());
+    thrust::copy(policy(stream_), a.y.begin(), a.y.begin() + nlocal, nl.y0.begin());
+    thrust::copy(policy(stream_), a.z.begin(), a.z.begin() + nlocal, nl.z0.begin());
+    ++nl.builds;
+  }
+
+ private:
+  void build_rows(const DeviceAtoms& a, const SubDomain& sd, double reach, DeviceNeighborList& nl) {
     double lo[3], hi[3];
     for (int d = 0; d < 3; ++d) {
       lo[d] = sd.lo[d] - reach;
@@ -89,15 +116,15 @@ class DeviceNeighborBuilder {
     const int nall = a.nall(), nlocal = a.nlocal;
     bins_.bin(stream_, g, raw(a.x), raw(a.y), raw(a.z), nall);
     bins_.find_starts(stream_, g);
-    for (dvec<double>* b : {&bx_, &by_, &bz_}) b->resize(nall);
+    for (dvec<double>* b : {&bx_, &by_, &bz_}) resize_exact(*b, nall);
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.x.begin(), bx_.begin());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.y.begin(), by_.begin());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.z.begin(), bz_.begin());
 
     if (nl.stride <= 0) nl.stride = 64;
-    nl.count.resize(nlocal);
+    resize_exact(nl.count, nlocal);
     for (;;) {
-      nl.index.resize(static_cast<std::size_t>(nlocal) * nl.stride);
+      resize_exact(nl.index, static_cast<std::size_t>(nlocal) * nl.stride);
       for_each_index(
           stream_, nlocal,
           detail::ScanNeighbors{g, raw(bins_.start), raw(bins_.atoms), raw(bx_), raw(by_), raw(bz_), raw(a.x), raw(a.y),
@@ -107,15 +134,10 @@ class DeviceNeighborBuilder {
       nl.stride = needed + needed / 8 + 8;
       ++nl.grows;
     }
-    for (dvec<double>* p : {&nl.x0, &nl.y0, &nl.z0}) p->resize(nlocal);
-    thrust::copy(policy(stream_), a.x.begin(), a.x.begin() + nlocal, nl.x0.begin());
-    thrust::copy(policy(stream_), a.y.begin(), a.y.begin() + nlocal, nl.y0.begin());
-    thrust::copy(policy(stream_), a.z.begin(), a.z.begin() + nlocal, nl.z0.begin());
-    ++nl.builds;
   }
 
- private:
   DeviceStream stream_;
+  ClusterListBuilder clusters_;
   DeviceCellBins bins_;
   dvec<double> bx_, by_, bz_;
 };

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "device/device_atoms.hpp"
+#include "device/cluster_forces.hpp"
 #include "device/neighbor_build.hpp"
 #include "potentials/pair_force.hpp"
 
@@ -37,6 +38,15 @@ class DevicePairForces {
  private:
   template <class Real>
   void run(DeviceAtoms& a, const DeviceNeighborList& nl) const {
+    if (nl.clustered) {
+      const DeviceClusterList& c = nl.clusters;
+      const ClusterPairForce<Pot, Real> f{raw(a.x),       raw(a.y),        raw(a.z),      raw(a.type),  raw(c.slot_atom),
+                                          raw(c.first),   raw(c.row_cluster), raw(c.count), raw(c.cj),   raw(c.jmask),
+                                          c.stride,       a.nlocal,        raw(params_),  type_stride_, raw(a.fx),
+                                          raw(a.fy),      raw(a.fz),       raw(a.pe),     raw(a.virial)};
+      for_each_index(stream_, c.nrows * kClusterSize, f);
+      return;
+    }
     PairForce<Pot, Real> f;
     f.x = raw(a.x);
     f.y = raw(a.y);

@@ -38,6 +38,7 @@ class PipelineEngine final : public DeviceEngine {
     typename DeviceForcePipeline<Pot>::Options o;
     o.sort = sim.deck().neighbor.sort;
     o.mixed = sim.deck().precision == "mixed";
+    o.clusters = sim.deck().neighbor.layout == "clusters";
     return o;
   }
 
@@ -64,13 +65,18 @@ class PipelineEngine final : public DeviceEngine {
   void download_list(NeighborList& l) const override {
     const DeviceNeighborList& d = pipe_.list();
     const std::size_t n = static_cast<std::size_t>(pipe_.atoms().nlocal);
+    l.builds = d.builds;
+    TESSERA_DEVICE_CALL("download_list", (detail::copy_to_host(d.x0, n, l.x0), detail::copy_to_host(d.y0, n, l.y0),
+                                          detail::copy_to_host(d.z0, n, l.z0)));
+    if (d.clustered) {
+      TESSERA_DEVICE_CALL("download_list", download_rows(d.clusters, pipe_.atoms(), pipe_.reach(), l));
+      return;
+    }
     l.stride = d.stride;
     l.pad = 1;
-    l.builds = d.builds;
-    TESSERA_DEVICE_CALL("download_list", (detail::copy_to_host(d.count, n, l.count),
-                                          detail::copy_to_host(d.index, n * static_cast<std::size_t>(d.stride), l.index),
-                                          detail::copy_to_host(d.x0, n, l.x0), detail::copy_to_host(d.y0, n, l.y0),
-                                          detail::copy_to_host(d.z0, n, l.z0)));
+    TESSERA_DEVICE_CALL("download_list",
+                        (detail::copy_to_host(d.count, n, l.count),
+                         detail::copy_to_host(d.index, n * static_cast<std::size_t>(d.stride), l.index)));
   }
 
   void rebuild() override { TESSERA_DEVICE_CALL("neighbour list rebuild", pipe_.rebuild()); }

@@ -25,18 +25,19 @@ class SpatialSorter {
     for (dvec<int>* v : {&a.type, &a.ix, &a.iy, &a.iz}) permute(*v, scratch_int_);
     for (dvec<double>* v : {&a.x, &a.y, &a.z, &a.vx, &a.vy, &a.vz, &a.fx, &a.fy, &a.fz, &a.pe, &a.virial})
       permute(*v, scratch_double_);
+    bins_.release_all();  // scratch: not held next to the list
   }
 
-  // The order of the last sort: new slot k holds old atom order()[k].
-  const dvec<int>& order() const { return bins_.atoms; }
-
  private:
-  // v becomes v gathered by the bin order, cut to the local atoms.
+  // v becomes v gathered by the bin order, cut to the local atoms, in
+  // storage of exactly that size: the old storage (with room for ghosts) is
+  // given back, not passed on to the next array.
   template <class T>
   void permute(dvec<T>& v, dvec<T>& scratch) {
-    scratch.resize(bins_.atoms.size());
+    resize_exact(scratch, bins_.atoms.size());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), v.begin(), scratch.begin());
     v.swap(scratch);
+    release(scratch);
   }
 
   DeviceStream stream_;

@@ -15,6 +15,7 @@
 #   run-cuda-32k.log    tessera run lj-melt.yaml --backend cuda (32,000 atoms),
 #                       double then --precision mixed
 #   run-cpu-32k.log     the same deck, --backend cpu, for comparison
+#   run-cuda-clusters.log the 2M and 16M melts, mixed, neighbor.layout: clusters
 #   run-cuda-2m-16m.log lj-melt-2m.yaml and lj-melt-16m.yaml --backend cuda
 #                       (2,048,000 and 16,384,000 atoms), both precisions
 #
@@ -183,6 +184,15 @@ step "run lj-melt-16m.yaml --backend cuda --precision mixed (16,384,000 atoms)" 
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt-16m.yaml --backend cuda --precision mixed
 thermo lj-melt-16m.thermo.csv "$OUT/run-cuda-2m-16m.log" "16m mixed"
+# The cluster neighbour list (issue 7's memory lever): the same decks with
+# neighbor.layout: clusters (made by run-on-device.sh), mixed precision; its
+# speed and bytes per atom against the rows above.
+for size in 2m 16m; do
+  step "run lj-melt-$size-clusters.yaml --backend cuda --precision mixed" 150 "$OUT/run-cuda-clusters.log" \
+    '^Performance:|^Device memory:|[Ee]rror|error while loading' \
+    "${OURS[@]}" "$B/bin/tessera" run "lj-melt-$size-clusters.yaml" --backend cuda --precision mixed
+  thermo "lj-melt-$size-clusters.thermo.csv" "$OUT/run-cuda-clusters.log" "$size mixed clusters"
+done
 
 # memcheck: every test case. racecheck looks only at shared memory, which
 # only CUB's kernels (sort, scan, reduce) use; the cases outside [stepper]

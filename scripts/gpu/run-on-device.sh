@@ -81,6 +81,14 @@ sed -e 's/cells: \[20, 20, 20\]/cells: [160, 160, 160]/' \
     "$root/inputs/lj-melt.yaml" >"$bundle/inputs/lj-melt-16m.yaml"
 grep -q 'cells: \[160, 160, 160\]' "$bundle/inputs/lj-melt-16m.yaml" ||
   { echo "run-on-device: could not scale inputs/lj-melt.yaml to 16M atoms" >&2; exit 1; }
+# The same two with the cluster neighbour list (issue 7's memory lever).
+for size in 2m 16m; do
+  sed -e 's/check: true}/check: true, layout: clusters}/' -e "s/lj-melt-$size\.thermo/lj-melt-$size-clusters.thermo/" \
+    "$bundle/inputs/lj-melt-$size.yaml" >"$bundle/inputs/lj-melt-$size-clusters.yaml"
+  grep -q 'layout: clusters' "$bundle/inputs/lj-melt-$size-clusters.yaml" ||
+    { echo "run-on-device: inputs/lj-melt.yaml has no 'check: true}' to add the layout to" >&2; exit 1; }
+  "$tessera" validate "$bundle/inputs/lj-melt-$size-clusters.yaml" >/dev/null
+done
 
 # compute-sanitizer runs from a copy of its folder (it finds its libraries
 # beside itself). Only when this toolkit has it and it fits; otherwise

@@ -62,6 +62,9 @@ struct NeighborSpec {
   int delay = 0;
   bool check = true;
   bool sort = true;
+  // "rows" (per-atom Verlet rows) or "clusters" (device only: a cluster list,
+  // kernels/device/cluster_list.hpp).
+  std::string layout = "rows";
   DeckLocation skin_at;
 };
 

@@ -41,6 +41,7 @@ std::vector<std::string> build_table() {
       "neighbor.delay",
       "neighbor.check",
       "neighbor.sort",
+      "neighbor.layout",
       "integrator",
       "integrator.style",
       "integrator.dt",

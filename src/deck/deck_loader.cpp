@@ -222,6 +222,9 @@ NeighborSpec read_neighbor(const YamlSection& s) {
   n.delay = static_cast<int>(delay);
   n.check = s.boolean("check", true);
   n.sort = s.boolean("sort", true);
+  n.layout = s.string("layout", "rows");
+  if (n.layout != "rows" && n.layout != "clusters")
+    s.fail("layout", fmt::format("unknown layout '{}' (known: rows, clusters)", n.layout));
   return n;
 }
 

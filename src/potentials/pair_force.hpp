@@ -12,6 +12,40 @@
 
 namespace tessera {
 
+// The sums of one atom i over its pairs: what every neighbour layout (rows
+// of a Verlet list here, cluster pairs in kernels/device/cluster_forces.hpp)
+// feeds pair by pair, so the physics exists once.
+template <class Pot, class Real>
+struct PairSums {
+  double xi, yi, zi;
+  const typename Pot::Params* row;  // the parameter row of i's type
+  double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+
+  TESSERA_HD void add(double xj, double yj, double zj, int type_j) {
+    const double dx = xi - xj, dy = yi - yj, dz = zi - zj;
+    const double r2 = dx * dx + dy * dy + dz * dz;
+    const typename Pot::Params& p = row[type_j];
+    if (r2 < p.cutsq) {
+      Real fpair, ep;
+      const Real r2r = static_cast<Real>(r2);
+      Pot::eval(r2r, p, fpair, ep);
+      fx += static_cast<double>(static_cast<Real>(dx) * fpair);
+      fy += static_cast<double>(static_cast<Real>(dy) * fpair);
+      fz += static_cast<double>(static_cast<Real>(dz) * fpair);
+      e += static_cast<double>(ep);
+      w += static_cast<double>(r2r * fpair);
+    }
+  }
+  TESSERA_HD void store(int i, double* fxo, double* fyo, double* fzo, double* pe, double* virial) const {
+    fxo[i] = fx;
+    fyo[i] = fy;
+    fzo[i] = fz;
+    // Each pair is visited from both ends: half the energy and virial here.
+    pe[i] = 0.5 * e;
+    virial[i] = 0.5 * w;
+  }
+};
+
 template <class Pot, class Real = double>
 struct PairForce {
   const double* x;
@@ -30,33 +64,14 @@ struct PairForce {
   double* virial;
 
   TESSERA_HD void operator()(int i) const {
-    const double xi = x[i], yi = y[i], zi = z[i];
-    const typename Pot::Params* row = params + type[i] * type_stride;
-    double fxi = 0, fyi = 0, fzi = 0, ei = 0, wi = 0;
+    PairSums<Pot, Real> s{x[i], y[i], z[i], params + type[i] * type_stride};
     const int* list = nbr + static_cast<long>(i) * stride;
     const int n = nbr_count[i];
     for (int k = 0; k < n; ++k) {
       const int j = list[k];
-      const double dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      const typename Pot::Params& p = row[type[j]];
-      if (r2 < p.cutsq) {
-        Real fpair, e;
-        const Real r2r = static_cast<Real>(r2);
-        Pot::eval(r2r, p, fpair, e);
-        fxi += static_cast<double>(static_cast<Real>(dx) * fpair);
-        fyi += static_cast<double>(static_cast<Real>(dy) * fpair);
-        fzi += static_cast<double>(static_cast<Real>(dz) * fpair);
-        ei += static_cast<double>(e);
-        wi += static_cast<double>(r2r * fpair);
-      }
+      s.add(x[j], y[j], z[j], type[j]);
     }
-    fx[i] = fxi;
-    fy[i] = fyi;
-    fz[i] = fzi;
-    // Each pair is visited from both ends: half the energy and virial here.
-    pe[i] = 0.5 * ei;
-    virial[i] = 0.5 * wi;
+    s.store(i, fx, fy, fz, pe, virial);
   }
 };
 

@@ -108,13 +108,15 @@ void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
 }
 
 std::string Simulation::backend_description() const {
-  const bool mixed = deck_.precision == "mixed";
+  const bool mixed = deck_.precision == "mixed", clusters = deck_.neighbor.layout == "clusters";
   if (device_)
     return device_->describe() +
-           (mixed ? ", mixed precision (float pair math; double positions, integration and sums)" : ", double precision");
-  return fmt::format("cpu ({} OpenMP thread{}), double precision{}, {} pair kernel", omp_get_max_threads(),
+           (mixed ? ", mixed precision (float pair math; double positions, integration and sums)" : ", double precision") +
+           (clusters ? ", cluster neighbour list" : "");
+  return fmt::format("cpu ({} OpenMP thread{}), double precision{}, {} pair kernel{}", omp_get_max_threads(),
                      omp_get_max_threads() > 1 ? "s" : "",
-                     mixed ? " (precision: mixed is for the cuda backend)" : "", simd_name(simd_level()));
+                     mixed ? " (precision: mixed is for the cuda backend)" : "", simd_name(simd_level()),
+                     clusters ? " (neighbor.layout: clusters is for the cuda backend; rows here)" : "");
 }
 
 void Simulation::pull_atoms() const {

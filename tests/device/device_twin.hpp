@@ -23,9 +23,10 @@
 
 namespace tessera::test {
 
-inline std::string melt_deck(const std::string& name, const std::string& potential) {
+inline std::string melt_deck(const std::string& name, const std::string& potential,
+                             const std::string& layout = "rows") {
   return "system: {read_data: " + reference(name + "_melt.data") + "}\npotential:" + potential +
-         "neighbor: {skin: 0.3}\nintegrator: {style: nve, dt: 0.005}\nrun: {steps: 0}\n";
+         "neighbor: {skin: 0.3, layout: " + layout + "}\nintegrator: {style: nve, dt: 0.005}\nrun: {steps: 0}\n";
 }
 
 inline const std::string kLJPotential = R"(
@@ -52,7 +53,7 @@ inline const std::string kMixPotential = R"(
 // A LAMMPS data file of n atoms of two types at uniform random positions in
 // a box of unequal sides (some cells empty, some crowded), for a Morse
 // mixture, whose forces stay finite at any distance.
-inline std::string random_gas_deck(const Scratch& dir, int n) {
+inline std::string random_gas_deck(const Scratch& dir, int n, const std::string& layout = "rows") {
   std::mt19937_64 rng(20261123);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const double len[3] = {7.3, 8.9, 10.1};
@@ -72,7 +73,7 @@ potential:
   coeffs:
     - {types: [1, 1], d0: 1.0, alpha: 3.0, r0: 1.2}
     - {types: [2, 2], d0: 0.6, alpha: 2.0, r0: 1.5, cutoff: 2.6}
-neighbor: {skin: 0.4}
+neighbor: {skin: 0.4, layout: )" + layout + R"(}
 integrator: {style: nve, dt: 0.005}
 run: {steps: 0}
 )";
@@ -106,7 +107,8 @@ struct Twin {
   explicit Twin(const std::string& deck_yaml, int initial_stride = 64)
       : sim(deck_from(deck_yaml)),
         cpu(sim),
-        dev(sim.sub_domain(), sim.reach(), sim.atoms().ntypes, params_of<Pot>(sim), {true, initial_stride}) {
+        dev(sim.sub_domain(), sim.reach(), sim.atoms().ntypes, params_of<Pot>(sim),
+            {true, initial_stride, false, sim.deck().neighbor.layout == "clusters"}) {
     give_velocities(cpu.atoms);
     dev.upload(cpu.atoms);
   }
@@ -143,26 +145,26 @@ struct Twin {
 // Runs f(Twin<Pot>&) on every case: LJ, Morse and a two-type LJ mixture on
 // LAMMPS melts, and a random two-type Morse gas.
 template <class F>
-void for_each_case(F&& f, int initial_stride = 64) {
+void for_each_case(F&& f, int initial_stride = 64, const std::string& layout = "rows") {
   {
     INFO("lj melt");
-    Twin<LJCut> t(melt_deck("lj", kLJPotential), initial_stride);
+    Twin<LJCut> t(melt_deck("lj", kLJPotential, layout), initial_stride);
     f(t, "lj");
   }
   {
     INFO("morse melt");
-    Twin<Morse> t(melt_deck("morse", kMorsePotential), initial_stride);
+    Twin<Morse> t(melt_deck("morse", kMorsePotential, layout), initial_stride);
     f(t, "morse");
   }
   {
     INFO("two-type lj melt");
-    Twin<LJCut> t(melt_deck("mix", kMixPotential), initial_stride);
+    Twin<LJCut> t(melt_deck("mix", kMixPotential, layout), initial_stride);
     f(t, "mix");
   }
   {
     INFO("random two-type morse gas");
     Scratch dir("device-gas");
-    Twin<Morse> t(random_gas_deck(dir, 600), initial_stride);
+    Twin<Morse> t(random_gas_deck(dir, 600, layout), initial_stride);
     f(t, "gas");
   }
 }

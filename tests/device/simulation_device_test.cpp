@@ -204,6 +204,7 @@ TEST_CASE("Checkpoints cross between the CPU and the device", "[device][simulati
 }
 
 TEST_CASE("Atoms come back from the device only when something reads them", "[device][simulation]") {
+  device::device_memory().reset_peak();  // this run's peak, not an earlier test's
   const std::string deck = run_deck(kCases[0].integrator, kCases[0].neighbor);
   Simulation sim(deck_from(deck));
   auto owned = std::make_unique<CountingEngine>(device::make_pipeline_engine(Potentials{}, sim, "counted"));

@@ -10,6 +10,8 @@
 #    (thermo CSV, checkpoint, trajectory) for NVE, Langevin and Nose-Hoover;
 #  - checkpoints cross between backends, and one written by 2 MPI ranks
 #    continues on the device;
+#  - the cluster list (neighbor.layout: clusters) on 1 and 4 ranks gives the
+#    CPU's thermo too;
 #  - MDAnalysis reads the trajectory the device run wrote;
 #  - a blow-up on the device stops with exit 3 and the CPU's message.
 # Arguments: tessera_hostdev, tessera (the CPU program), source root.
@@ -90,6 +92,27 @@ print(f"max relative thermo difference device vs CPU: {worst:.3g}")
 assert worst <= 1e-10, worst
 PY
 
+# The cluster list (neighbor.layout: clusters): the same physics, summed in
+# another order, so the CPU's thermo to 1e-10 again, and twice the same bytes.
+for r in 1 2; do
+  deck "clusters$r" 200 "${integrators[0]}"
+  sed -i 's/^neighbor: {skin: 0.3}$/neighbor: {skin: 0.3, layout: clusters}/' "clusters$r.yaml"
+  "$dev" run "clusters$r.yaml" > "clusters$r.out" 2>&1
+  check "clusters: run $r exits 0" test $? -eq 0
+done
+check "clusters: the banner says so" grep -q "^Backend    cuda, GPU 0 (.*), double precision, cluster neighbour list$" clusters1.out
+check "clusters: the summary reports device memory per atom" grep -q "^Device memory: .* bytes per atom" clusters1.out
+check "clusters: the rerun writes the same thermo bytes" cmp -s clusters1.csv clusters2.csv
+check "clusters: thermo equals the CPU's to 1e-10 over 200 steps" $py - nve-cpu.csv clusters1.csv <<'PY'
+import csv, sys
+rows = [list(csv.DictReader(open(p))) for p in sys.argv[1:3]]
+assert len(rows[0]) == len(rows[1]) == 21, [len(r) for r in rows]
+worst = max(abs(float(c[k]) - float(d[k])) / max(abs(float(c[k])), abs(float(d[k])))
+            for c, d in zip(*rows) for k in ("temp", "pe", "ke", "etotal", "press"))
+print(f"max relative thermo difference, cluster list vs CPU: {worst:.3g}")
+assert worst <= 1e-10, worst
+PY
+
 # Deterministic: the same deck again writes the same bytes.
 deck again 200 "${integrators[1]}"
 "$dev" run again.yaml > again.out 2>&1
@@ -127,6 +150,8 @@ if command -v mpirun > /dev/null; then
   for np in 2 4; do
     deck "ranks$np" 200 "${integrators[0]}"
     sed -i 's/every: 10, file/every: 1, file/' "ranks$np.yaml"
+    # 4 ranks on the cluster list: the host-made ghosts go into it too.
+    if [ $np -eq 4 ]; then sed -i 's/^neighbor: {skin: 0.3}$/neighbor: {skin: 0.3, layout: clusters}/' "ranks$np.yaml"; fi
     OMP_NUM_THREADS=1 "${mpi[@]}" -np $np "$dev" run "ranks$np.yaml" > "ranks$np.out" 2>&1
     check "$np ranks on the device: exit 0" test $? -eq 0
     check "$np ranks on the device: the rank map names the device" \
