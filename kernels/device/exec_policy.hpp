@@ -8,6 +8,7 @@
 #include <thrust/copy.h>
 
 #include <atomic>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thrust/execution_policy.h>
@@ -107,17 +108,33 @@ const T* raw(const dvec<T>& v) {
 }
 
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-// A named CUDA stream (0: the legacy default stream). thrust::cuda::par
-// waits for the stream at the end of each algorithm, so the device_vector
-// operations (resize, host copies), which use the default stream, never see
-// half-finished work. par_nosync is the later step once the loop is on
-// streams end to end.
+// The stream a pipeline's work is queued on. Thrust's par_nosync returns as
+// soon as an algorithm is queued; the host waits only where it takes a value
+// (a reduction, a count that sizes an array, a copy to the host), and the
+// phase timeline (phase_timeline.hpp) reads the device's time from events.
+// The stream is a blocking one, so device_vector's own operations (resize,
+// element access, host copies), which run on the legacy default stream,
+// still wait for queued work and are waited for.
 struct DeviceStream {
-  cudaStream_t stream = nullptr;
+  cudaStream_t stream = nullptr;      // nullptr: the legacy default stream
+  std::shared_ptr<CUstream_st> owner;  // set by create(): the last copy destroys it
+
+  static DeviceStream create() {
+    cudaStream_t s = nullptr;
+    const cudaError_t rc = cudaStreamCreateWithFlags(&s, cudaStreamDefault);
+    if (rc != cudaSuccess)
+      throw std::runtime_error(std::string("cudaStreamCreateWithFlags: ") + cudaGetErrorString(rc));
+    DeviceStream d;
+    d.stream = s;
+    d.owner.reset(s, [](cudaStream_t x) { cudaStreamDestroy(x); });
+    return d;
+  }
 };
-inline auto policy(const DeviceStream& s) { return thrust::cuda::par.on(s.stream); }
+inline auto policy(const DeviceStream& s) { return thrust::cuda::par_nosync.on(s.stream); }
 #else
-struct DeviceStream {};
+struct DeviceStream {
+  static DeviceStream create() { return {}; }
+};
 inline auto policy(const DeviceStream&) { return thrust::device; }
 #endif
 

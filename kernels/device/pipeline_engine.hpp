@@ -14,10 +14,12 @@
 #include "device/device_atom_ops.hpp"
 #include "device/device_halo.hpp"
 #include "device/force_pipeline.hpp"
+#include "device/phase_timeline.hpp"
 #include "potentials/pair_style_impl.hpp"
 #include "potentials/potential_list.hpp"
 #include "run/device_engine.hpp"
 #include "run/simulation.hpp"
+#include "run/timers.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -48,7 +50,8 @@ class PipelineEngine final : public DeviceEngine {
         pipe_(sim.sub_domain(), sim.reach(), sim.atoms().ntypes,
               dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), options(sim), s),
         ops_(pipe_.atoms(), pipe_.stream()),
-        halo_(pipe_.stream()) {}
+        halo_(pipe_.stream()),
+        timeline_(pipe_.stream(), static_cast<int>(Phase::kCount)) {}
 
   std::string describe() const override { return description_; }
 
@@ -104,6 +107,10 @@ class PipelineEngine final : public DeviceEngine {
   }
   AtomOps& ops() override { return ops_; }
   long long device_bytes_peak() const override { return device_memory().peak.load(); }
+  void mark_phase(int phase) override { TESSERA_DEVICE_CALL("phase mark", timeline_.mark(phase)); }
+  std::vector<double> device_phase_seconds() override {
+    return TESSERA_DEVICE_CALL("phase times", timeline_.seconds());
+  }
 
   const DeviceForcePipeline<Pot>& pipeline() const { return pipe_; }
 
@@ -112,6 +119,7 @@ class PipelineEngine final : public DeviceEngine {
   DeviceForcePipeline<Pot> pipe_;
   DeviceAtomOps ops_;
   DeviceHalo halo_;
+  PhaseTimeline timeline_;
 };
 
 // The engine for `sim`'s potential, one of `Pots` (potential_list.hpp).

@@ -70,6 +70,11 @@ class DeviceEngine {
   // The most bytes this process has held in device vectors (Thrust's
   // scratch for sorts and scans not counted).
   virtual long long device_bytes_peak() const = 0;
+  // Phase `phase` (a Phase of run/timers.hpp) starts now, in the device's
+  // queue: the device's own time per phase, as it ran the queued work.
+  virtual void mark_phase(int phase) = 0;
+  // Device seconds per phase so far, one entry per Phase.
+  virtual std::vector<double> device_phase_seconds() = 0;
 };
 
 // The device engine of this build for `sim`'s potential on GPU `gpu`

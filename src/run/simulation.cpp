@@ -105,6 +105,11 @@ void Simulation::verify_atoms() const {
 void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
   if (ready_) throw std::logic_error("use_device: call it before setup() or restore()");
   device_ = std::move(engine);
+  if (device_) timers_.on_start([this](Phase p) { device_->mark_phase(static_cast<int>(p)); });
+}
+
+std::vector<double> Simulation::device_phase_seconds() const {
+  return device_ ? device_->device_phase_seconds() : std::vector<double>{};
 }
 
 std::string Simulation::backend_description() const {

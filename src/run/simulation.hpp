@@ -51,6 +51,8 @@ class Simulation {
   bool on_device() const { return device_ != nullptr; }
   // The most bytes held in device arrays so far (0 on the CPU backend).
   long long device_bytes_peak() const { return device_ ? device_->device_bytes_peak() : 0; }
+  // The device's own seconds per phase (run/timers.hpp), empty on the CPU.
+  std::vector<double> device_phase_seconds() const;
   // "cpu (4 OpenMP threads), double precision, avx2 pair kernel", or the
   // device engine's description.
   std::string backend_description() const;

@@ -75,13 +75,23 @@ std::string performance_summary(const Simulation& sim) {
   }
   const PhaseTimers& t = sim.timers();
   const double total = t.total();
-  s += fmt::format("\n{:<12} {:>12} {:>8}\n", "Phase", "time (s)", "%");
+  // On a device the host queues work and moves on: its phase times are
+  // launch times plus waits, and the device's own time per phase (from marks
+  // in its queue, kernels/device/phase_timeline.hpp) is the column that
+  // says where the device's time went.
+  const std::vector<double> dev = sim.device_phase_seconds();
+  double dev_total = 0;
+  for (double v : dev) dev_total += v;
+  s += fmt::format("\n{:<12} {:>12} {:>8}{}\n", "Phase", "time (s)", "%", dev.empty() ? "" : "   device (s)        %");
+  auto device_cells = [&](double v) {
+    return dev.empty() ? std::string() : fmt::format(" {:>12.6f} {:>8.2f}", v, dev_total > 0 ? 100 * v / dev_total : 0.0);
+  };
   for (int p = 0; p < static_cast<int>(Phase::kCount); ++p) {
     const double v = t.seconds(static_cast<Phase>(p));
-    s += fmt::format("{:<12} {:>12.6f} {:>8.2f}\n", phase_name(static_cast<Phase>(p)), v,
-                     total > 0 ? 100 * v / total : 0.0);
+    s += fmt::format("{:<12} {:>12.6f} {:>8.2f}{}\n", phase_name(static_cast<Phase>(p)), v,
+                     total > 0 ? 100 * v / total : 0.0, device_cells(dev.empty() ? 0.0 : dev[p]));
   }
-  s += fmt::format("{:<12} {:>12.6f} {:>8.2f}\n", "Total", total, 100.0);
+  s += fmt::format("{:<12} {:>12.6f} {:>8.2f}{}\n", "Total", total, 100.0, device_cells(dev_total));
   return s;
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <functional>
 
 namespace tessera {
 
@@ -22,7 +23,10 @@ class PhaseTimers {
   // the communicator, which outlives the timers); what it grew by during an
   // interval is booked as kWait instead of the running phase.
   void attach_wait_counter(const double* waited) { waited_ = waited; }
+  // Called at every phase start (the device backend marks its queue there).
+  void on_start(std::function<void(Phase)> f) { on_start_ = std::move(f); }
   void start(Phase p) {
+    if (on_start_) on_start_(p);
     current_ = p;
     t0_ = Clock::now();
     w0_ = waited_ ? *waited_ : 0.0;
@@ -57,6 +61,7 @@ class PhaseTimers {
   Clock::time_point t0_ = Clock::now();
   const double* waited_ = nullptr;
   double w0_ = 0;
+  std::function<void(Phase)> on_start_;
 };
 
 }  // namespace tessera

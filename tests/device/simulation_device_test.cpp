@@ -101,6 +101,8 @@ class CountingEngine final : public DeviceEngine {
   ThermoSums sums() const override { return e_->sums(); }
   AtomOps& ops() override { return e_->ops(); }
   long long device_bytes_peak() const override { return e_->device_bytes_peak(); }
+  void mark_phase(int phase) override { e_->mark_phase(phase); }
+  std::vector<double> device_phase_seconds() override { return e_->device_phase_seconds(); }
 
   int uploads = 0;
   mutable int downloads = 0, list_downloads = 0;
@@ -232,4 +234,35 @@ TEST_CASE("Atoms come back from the device only when something reads them", "[de
   CHECK(per_atom > 112 + 4 * 50);
   CHECK(per_atom < 5000);
   fmt::print("device_omp LJ melt, 2048 atoms: {:.0f} bytes of device arrays per atom at most\n", per_atom);
+}
+
+TEST_CASE("The device's time is booked to the phase that queued it", "[device][simulation]") {
+  // On Thrust's OpenMP system a mark is a clock reading and the work is done
+  // when the call returns, so each phase's device time must be the host
+  // timer's for the same phase: a mark booked to the wrong phase, or a phase
+  // never closed, shows here. (On a GPU the two columns differ by design.)
+  Simulation sim(deck_from(run_deck(kCases[0].integrator, kCases[0].neighbor)));
+  sim.use_device(device::make_pipeline_engine(Potentials{}, sim, "timed"));
+  sim.run(60, nullptr);
+  const std::vector<double> dev = sim.device_phase_seconds();
+  REQUIRE(dev.size() == static_cast<std::size_t>(Phase::kCount));
+  CHECK(dev[static_cast<int>(Phase::kPair)] > 0);
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  // On a GPU: the device cannot have worked longer than the host waited for
+  // it, and the pair forces are a real share of its time.
+  double total = 0;
+  for (double v : dev) total += v;
+  CHECK(total <= sim.timers().total() * 1.01);
+  CHECK(dev[static_cast<int>(Phase::kPair)] > 0.05 * total);
+#else
+  for (Phase p : {Phase::kPair, Phase::kNeighbor, Phase::kIntegrate, Phase::kCommunicate}) {
+    const double host = sim.timers().seconds(p), d = dev[static_cast<int>(p)];
+    INFO(phase_name(p) << ": device " << d << " s, host " << host << " s");
+    CHECK(std::abs(d - host) <= 0.05 * host + 2e-4);
+  }
+#endif
+  // The CPU backend has no device column.
+  Simulation cpu(deck_from(run_deck(kCases[0].integrator, kCases[0].neighbor)));
+  cpu.run(2, nullptr);
+  CHECK(cpu.device_phase_seconds().empty());
 }
