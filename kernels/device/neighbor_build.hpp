@@ -131,6 +131,7 @@ class DeviceNeighborBuilder {
                                 raw(a.z), reach * reach, nl.stride, raw(nl.index), raw(nl.count)});
       const int needed = thrust::reduce(policy(stream_), nl.count.begin(), nl.count.end(), 0, MaxOf{});
       if (needed <= nl.stride) break;
+      release(nl.index);  // not held next to the grown rows
       nl.stride = needed + needed / 8 + 8;
       ++nl.grows;
     }

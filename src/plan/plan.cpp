@@ -15,13 +15,41 @@ namespace tessera {
 
 namespace {
 
-// Device bytes per atom, by what the CUDA backend keeps resident (issue 3's
-// layout): ids, types, positions, velocities, forces, images, per-atom energy
-// and virial, list-build positions, sort and bin scratch; ghosts carry
-// ids, types, positions and their source index and shift.
-constexpr double kBytesPerLocal = 8 + 4 + 24 + 24 + 24 + 12 + 8 + 8 + 24 + 16;
-constexpr double kBytesPerGhost = 8 + 4 + 24 + 4 + 4;
-constexpr double kListSlack = 1.25;  // padded fixed-stride full list
+// Device bytes at the peak of a run, by what the device engine holds
+// (kernels/device; counted there by its allocator, and checked against this
+// model in tests/device/plan_memory_test.cpp):
+//  - per local atom: id, type, positions, velocities, forces, images,
+//    energy and virial (112), the list's build positions (24);
+//  - per ghost: id, type, positions (36), its source and shift (7);
+//  - rows: a count and a fixed stride of 4-byte neighbours per local atom,
+//    the stride 1/8 over the longest row plus 8, the longest row taken as
+//    1.15 x the mean (a melt's spread); the build keeps cell bins and
+//    binned positions of every atom (32);
+//  - clusters: 5 bytes per cluster pair, about 55 bytes per local atom at
+//    the LJ melt's 78 neighbours (measured), scaled by the neighbours; the
+//    slot map (4 per atom) and, at a build, the cluster boxes (about 6.6).
+constexpr double kAtomBytes = 112 + 24;
+constexpr double kGhostBytes = 36 + 7;
+
+}  // namespace
+
+DeviceBytes estimated_device_bytes(const std::string& layout, double local, double ghost, double neighbours) {
+  DeviceBytes b;
+  if (layout == "clusters") {
+    b.per_local = kAtomBytes + 2 + 4 + 6.6;
+    b.list_per_local = 55.0 * neighbours / 78.0;
+    b.per_ghost = kGhostBytes + 4 + 6.6;
+  } else {
+    const double stride = std::ceil(1.15 * neighbours * 1.125) + 8;
+    b.per_local = kAtomBytes + 4 + 32;
+    b.list_per_local = 4 * stride;
+    b.per_ghost = kGhostBytes + 32;
+  }
+  b.total = local * (b.per_local + b.list_per_local) + ghost * b.per_ghost;
+  return b;
+}
+
+namespace {
 
 // Every rank cell that sees an image of coordinate x along one axis:
 // (cell, image shift) pairs whose sub-box, grown by reach, holds x + shift L.
@@ -88,7 +116,7 @@ std::string make_plan(const Deck& deck, int gpus, int nodes) {
 
   const double density = static_cast<double>(sim.natoms()) / box.volume();
   const double neighbours = 4.0 / 3.0 * M_PI * reach * reach * reach * density;
-  const double list_bytes = std::ceil(neighbours * kListSlack) * 4;
+  const std::string& layout = deck.neighbor.layout;
 
   std::string out =
       fmt::format("Plan for {} on {} GPU{} ({} node{}, {} rank{} per node)\n", deck.path, gpus, gpus > 1 ? "s" : "",
@@ -103,7 +131,7 @@ std::string make_plan(const Deck& deck, int gpus, int nodes) {
   for (int r = 0; r < grid.size(); ++r) {
     const RankCount& c = counts[r];
     const int cx = r % grid.n[0], cy = (r / grid.n[0]) % grid.n[1], cz = r / (grid.n[0] * grid.n[1]);
-    const double mem = c.local * (kBytesPerLocal + list_bytes) + c.ghost * kBytesPerGhost;
+    const double mem = estimated_device_bytes(layout, c.local, c.ghost, neighbours).total;
     max_local = std::max(max_local, c.local);
     max_ghost = std::max(max_ghost, c.ghost);
     max_mem = std::max(max_mem, mem);
@@ -114,10 +142,11 @@ std::string make_plan(const Deck& deck, int gpus, int nodes) {
       out += fmt::format("{:>6}\n", "...");
   }
   const double balance = static_cast<double>(max_local) * grid.size() / static_cast<double>(sim.natoms());
+  const DeviceBytes per = estimated_device_bytes(layout, 1, 1, neighbours);
   out += fmt::format(
-      "\nLargest rank: {} atoms + {} ghosts, {} of GPU memory (double precision; per-atom bytes "
-      "{:.0f} + list {:.0f}, per ghost {:.0f}). Load imbalance (max/mean atoms): {:.3f}\n",
-      max_local, max_ghost, human_bytes(max_mem), kBytesPerLocal, list_bytes, kBytesPerGhost, balance);
+      "\nLargest rank: {} atoms + {} ghosts, {} of GPU memory (neighbor.layout: {}; bytes per atom "
+      "{:.0f} + list {:.0f}, per ghost {:.0f}; either precision). Load imbalance (max/mean atoms): {:.3f}\n",
+      max_local, max_ghost, human_bytes(max_mem), layout, per.per_local, per.list_per_local, per.per_ghost, balance);
   out +=
       "Time per step: not estimated: no GPU throughput has been measured yet (benchmarks/results/ holds\n"
       "  only CPU figures). Time a short run (a few thousand steps) and scale by run.steps.\n";

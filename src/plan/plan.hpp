@@ -21,4 +21,12 @@ struct RankCount {
 };
 std::vector<RankCount> count_per_rank(const AtomStore& atoms, const Box& box, const RankGrid& g, double reach);
 
+// The device memory a rank would hold at its peak, for `layout` (deck
+// neighbor.layout) with `local` atoms, `ghost` ghosts and `neighbours` per
+// atom within cutoff + skin: what the plan prints per rank.
+struct DeviceBytes {
+  double per_local = 0, list_per_local = 0, per_ghost = 0, total = 0;
+};
+DeviceBytes estimated_device_bytes(const std::string& layout, double local, double ghost, double neighbours);
+
 }  // namespace tessera

@@ -1,8 +1,7 @@
 // The cluster neighbour list (kernels/device/cluster_list.hpp, deck
 // `neighbor.layout: clusters`) against the CPU: every pair within reach is in
 // it, forces agree to 1e-12 through refreshes and rebuilds, the result does
-// not depend on the thread count, and it takes a fraction of the memory of
-// per-atom rows.
+// not depend on the thread count. Its memory: plan_memory_test.cpp.
 #include <omp.h>
 
 #include <catch2/catch.hpp>
@@ -120,35 +119,4 @@ TEST_CASE("Cluster lists and their forces do not depend on the thread count", "[
   CHECK(one.fy == three.fy);
   CHECK(one.fz == three.fz);
   CHECK(one.pe == three.pe);
-}
-
-TEST_CASE("A cluster-list run of the 32,000-atom melt needs at most 250 bytes per atom", "[device][clusters]") {
-  // Issue 7 item 4, at the LJ melt's density in mixed precision: every device
-  // array of a run counted at its peak, per atom.
-  auto bytes_per_atom = [](const std::string& layout) {
-    device::device_memory().reset_peak();
-    auto sim = device_simulation(std::string(R"(
-system: {lattice: {style: fcc, density: 0.8442, cells: [20, 20, 20]}, masses: [1.0]}
-velocity: {temperature: 1.44, seed: 87287}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-neighbor: {skin: 0.3, layout: )") + layout + R"(}
-precision: mixed
-integrator: {style: nve, dt: 0.005}
-run: {steps: 40}
-)");
-    sim->setup();
-    sim->run(40, nullptr);
-    REQUIRE(sim->neighbor_builds() >= 2);
-    return static_cast<double>(sim->device_bytes_peak()) / static_cast<double>(sim->natoms());
-  };
-  const double clusters = bytes_per_atom("clusters");
-  const double rows = bytes_per_atom("rows");
-  fmt::print("device bytes per atom, 32,000-atom melt, mixed: {:.0f} with clusters, {:.0f} with rows\n", clusters,
-             rows);
-  CHECK(clusters <= 250);
-  CHECK(clusters < 0.5 * rows);
 }
