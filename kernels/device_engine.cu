@@ -15,7 +15,9 @@ std::unique_ptr<DeviceEngine> make_device_engine(const Simulation& sim, int gpu)
   const std::string what =
       fmt::format("cuda, GPU {} ({}, compute capability {}.{})", gpu, prop.name, prop.major, prop.minor);
   try {
-    return device::make_pipeline_engine(Potentials{}, sim, what, device::DeviceStream::create());
+    // Two named streams: the step's work, and the halo that overlaps it.
+    return device::make_pipeline_engine(Potentials{}, sim, what, device::DeviceStream::create(),
+                                        device::DeviceStream::create());
   } catch (const thrust::system_error& e) {
     throw std::runtime_error(fmt::format("CUDA error while uploading the atoms to GPU {}: {}", gpu, e.what()));
   }

@@ -167,8 +167,10 @@ class DeviceGhosts {
   }
 
   // Moves the ghosts with their source atoms (every step between rebuilds).
-  void refresh(DeviceAtoms& a, const Box& box) const {
-    for_each_index(stream_, a.nghost,
+  void refresh(DeviceAtoms& a, const Box& box) const { refresh(a, box, stream_); }
+  // The same, queued on stream `on` (the halo stream, overlapped with forces).
+  void refresh(DeviceAtoms& a, const Box& box, const DeviceStream& on) const {
+    for_each_index(on, a.nghost,
                    detail::MoveGhost{a.nlocal,
                                      {box.length(0), box.length(1), box.length(2)},
                                      raw(source_),

@@ -1,11 +1,11 @@
 #pragma once
 // The per-step ghost refresh between ranks, with the atoms on the device:
 // the host's HaloExchange (src/comm) decides at each rebuild which atoms go
-// where; between rebuilds each swap packs its positions on the device,
-// copies that buffer to the host, hands it to the transport (MPI through
-// the host), and unpacks what arrives into its ghost slots on the device.
-// Only the halo's positions cross to the host, not the atoms.
-#include <functional>
+// where; between rebuilds each swap packs its positions on the device, the
+// transport (comm/halo_transport.hpp) carries the buffer, and what arrives
+// is unpacked into the swap's ghost slots on the device. Host-staged, the
+// buffers cross to pinned host memory and back; CUDA-aware, MPI gets the
+// device buffers themselves. Only the halo's positions move, not the atoms.
 #include <vector>
 
 #include "device/device_atoms.hpp"
@@ -51,36 +51,61 @@ class DeviceHalo {
  public:
   explicit DeviceHalo(DeviceStream s = {}) : stream_(s) {}
 
+  // What carries the buffers from the next refresh on.
+  void set_transport(HaloTransport t) { transport_ = t; }
+  HaloTransport transport() const { return transport_; }
+
   // The swaps of the host's last build (host -> device: the send lists).
   void set(const std::vector<HaloSwap>& swaps) {
     swaps_ = swaps;
     send_.resize(swaps.size());
-    for (std::size_t k = 0; k < swaps.size(); ++k) send_[k].assign(swaps[k].send.begin(), swaps[k].send.end());
+    out_.resize(swaps.size());
+    in_.resize(swaps.size());
+    host_out_.resize(swaps.size());
+    host_in_.resize(swaps.size());
+    for (std::size_t k = 0; k < swaps.size(); ++k) {
+      send_[k].assign(swaps[k].send.begin(), swaps[k].send.end());
+      // Buffers per swap, sized here: nothing is allocated while the halo
+      // and the forces run on their two streams.
+      const std::size_t n_out = 3 * swaps[k].send.size(), n_in = 3 * static_cast<std::size_t>(swaps[k].count);
+      resize_exact(out_[k], n_out);
+      resize_exact(in_[k], n_in);
+      host_out_[k].resize(n_out);
+      host_in_[k].resize(n_in);
+    }
   }
 
-  // Swap by swap, in order (a swap may forward ghosts of the ones before).
-  void refresh(DeviceAtoms& a, const SwapExchange& exchange) {
+  // Swap by swap, in order (a swap may forward ghosts of the ones before),
+  // on stream `on` (the pipeline's halo stream when overlapped).
+  void refresh(DeviceAtoms& a, const SwapExchange& exchange) { refresh(a, exchange, stream_); }
+  void refresh(DeviceAtoms& a, const SwapExchange& exchange, const DeviceStream& on) {
     for (std::size_t k = 0; k < swaps_.size(); ++k) {
       const HaloSwap& s = swaps_[k];
       const int n = static_cast<int>(s.send.size());
-      out_.resize(3 * static_cast<std::size_t>(n));
-      for_each_index(stream_, n,
-                     detail::PackHalo{raw(send_[k]), s.dim, s.shift, raw(a.x), raw(a.y), raw(a.z), raw(out_)});
-      host_out_.resize(out_.size());
-      thrust::copy(out_.begin(), out_.end(), host_out_.begin());  // device -> host: the packed halo
-      exchange(k, host_out_, host_in_);
-      in_.assign(host_in_.begin(), host_in_.end());  // host -> device: the ghosts' positions
-      for_each_index(stream_, static_cast<int>(s.count),
-                     detail::UnpackHalo{raw(in_), static_cast<int>(s.first), raw(a.x), raw(a.y), raw(a.z)});
+      for_each_index(on, n,
+                     detail::PackHalo{raw(send_[k]), s.dim, s.shift, raw(a.x), raw(a.y), raw(a.z), raw(out_[k])});
+      if (transport_ == HaloTransport::kCudaAware) {
+        synchronize(on);  // MPI reads the packed buffer from here on
+        exchange(k, raw(out_[k]), raw(in_[k]));
+      } else {
+        copy_to_host(on, out_[k], host_out_[k].data());  // device -> pinned host: the packed halo
+        exchange(k, host_out_[k].data(), host_in_[k].data());
+        copy_to_device(on, host_in_[k].data(), in_[k]);  // pinned host -> device: the ghosts' positions
+      }
+      for_each_index(on, static_cast<int>(s.count),
+                     detail::UnpackHalo{raw(in_[k]), static_cast<int>(s.first), raw(a.x), raw(a.y), raw(a.z)});
     }
   }
 
  private:
   DeviceStream stream_;
+  HaloTransport transport_ = HaloTransport::kHostStaged;
   std::vector<HaloSwap> swaps_;
   std::vector<dvec<int>> send_;
-  dvec<double> out_, in_;
-  std::vector<double> host_out_, host_in_;
+  std::vector<dvec<double>> out_, in_;
+  // Per swap, so a copy to the device still in flight never has its
+  // source overwritten by the next swap's message.
+  std::vector<PinnedBuffer<double>> host_out_, host_in_;
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

@@ -11,6 +11,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -131,12 +133,128 @@ struct DeviceStream {
   }
 };
 inline auto policy(const DeviceStream& s) { return thrust::cuda::par_nosync.on(s.stream); }
+// One stream waits for what another has queued so far (an event recorded
+// on `from`), without the host waiting.
+class StreamOrder {
+ public:
+  StreamOrder() {
+    const cudaError_t rc = cudaEventCreateWithFlags(&event_, cudaEventDisableTiming);
+    if (rc != cudaSuccess) throw std::runtime_error(std::string("cudaEventCreateWithFlags: ") + cudaGetErrorString(rc));
+  }
+  StreamOrder(const StreamOrder&) = delete;
+  StreamOrder& operator=(const StreamOrder&) = delete;
+  ~StreamOrder() { cudaEventDestroy(event_); }
+  void after(const DeviceStream& from, const DeviceStream& waits) {
+    cudaError_t rc = cudaEventRecord(event_, from.stream);
+    if (rc == cudaSuccess) rc = cudaStreamWaitEvent(waits.stream, event_, 0);
+    if (rc != cudaSuccess) throw std::runtime_error(std::string("stream order: ") + cudaGetErrorString(rc));
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
 #else
 struct DeviceStream {
   static DeviceStream create() { return {}; }
 };
 inline auto policy(const DeviceStream&) { return thrust::device; }
+// Work on the OpenMP system is done when the call returns: nothing to order.
+struct StreamOrder {
+  void after(const DeviceStream&, const DeviceStream&) {}
+};
 #endif
+
+// Host memory the GPU's copy engines read and write directly (page-locked):
+// a copy to or from it runs asynchronously at full bus speed, where one from
+// ordinary memory is staged by the driver through a buffer of its own. The
+// halo's host-staged transport keeps one per swap. On Thrust's OpenMP
+// system it is ordinary memory.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  ~PinnedBuffer() { free(); }
+  // Holds exactly n elements afterwards (contents not kept).
+  void resize(std::size_t n) {
+    if (n == n_) return;
+    free();
+    if (n == 0) return;
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+    void* p = nullptr;
+    const cudaError_t rc = cudaMallocHost(&p, n * sizeof(T));
+    if (rc != cudaSuccess)
+      throw std::runtime_error("cudaMallocHost of " + std::to_string(n * sizeof(T)) + " bytes (" __FILE__ ":" +
+                               std::to_string(__LINE__) + "): " + cudaGetErrorString(rc));
+    p_ = static_cast<T*>(p);
+#else
+    p_ = new T[n];
+#endif
+    n_ = n;
+  }
+  T* data() { return p_; }
+  const T* data() const { return p_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  void free() {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+    if (p_) cudaFreeHost(p_);
+#else
+    delete[] p_;
+#endif
+    p_ = nullptr;
+    n_ = 0;
+  }
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// The host waits until what is queued on `s` has run (a buffer MPI is about
+// to read is complete).
+inline void synchronize(const DeviceStream& s) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  const cudaError_t rc = cudaStreamSynchronize(s.stream);
+  if (rc != cudaSuccess) throw std::runtime_error(std::string("cudaStreamSynchronize: ") + cudaGetErrorString(rc));
+#else
+  (void)s;
+#endif
+}
+
+// Copies between device and host memory queued on stream `s` only (not the
+// legacy default stream, which would wait for every blocking stream's work,
+// the forces on the other stream included). The copy to the host returns
+// once the data is there; the copy to the device is ordered before what is
+// queued on `s` next, and `h` must stay untouched until that has run (with
+// pinned memory the copy really is asynchronous).
+inline void copy_to_host(const DeviceStream& s, const dvec<double>& d, double* h) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  cudaError_t rc = cudaMemcpyAsync(h, thrust::raw_pointer_cast(d.data()), d.size() * sizeof(double),
+                                   cudaMemcpyDeviceToHost, s.stream);
+  if (rc == cudaSuccess) rc = cudaStreamSynchronize(s.stream);
+  if (rc != cudaSuccess) throw std::runtime_error(std::string("copy to host: ") + cudaGetErrorString(rc));
+#else
+  (void)s;
+  thrust::copy(d.begin(), d.end(), h);
+#endif
+}
+inline void copy_to_device(const DeviceStream& s, const double* h, dvec<double>& d) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  const cudaError_t rc = cudaMemcpyAsync(thrust::raw_pointer_cast(d.data()), h, d.size() * sizeof(double),
+                                         cudaMemcpyHostToDevice, s.stream);
+  if (rc != cudaSuccess) throw std::runtime_error(std::string("copy to device: ") + cudaGetErrorString(rc));
+#else
+  (void)s;
+  thrust::copy(h, h + d.size(), d.begin());
+#endif
+}
 
 // Runs a host-device functor over [0, n): the Thrust twin of cpu_for
 // (src/backend/cpu_exec.hpp) and cuda_for (kernels/for_each_atom.cuh).

@@ -7,6 +7,7 @@
 
 #include "device/device_atoms.hpp"
 #include "device/device_ghosts.hpp"
+#include "device/halo_overlap.hpp"
 #include "device/neighbor_build.hpp"
 #include "device/pair_forces.hpp"
 #include "device/reductions.hpp"
@@ -27,9 +28,19 @@ class DeviceForcePipeline {
   };
 
   // `reach`: cutoff + skin; `params`: the (ntypes+1)^2 table of Pot::Params.
+  // `s`: the stream of all work but the halo's; `halo`: the halo's.
   DeviceForcePipeline(const SubDomain& sd, double reach, int ntypes, const std::vector<typename Pot::Params>& params,
-                      Options opt, DeviceStream s = {})
-      : sd_(sd), reach_(reach), opt_(opt), stream_(s), ghosts_(s), sorter_(s), builder_(s), pair_(ntypes, params, s) {
+                      Options opt, DeviceStream s = {}, DeviceStream halo = {})
+      : sd_(sd),
+        reach_(reach),
+        opt_(opt),
+        stream_(s),
+        halo_stream_(halo),
+        ghosts_(s),
+        sorter_(s),
+        builder_(s),
+        pair_(ntypes, params, s),
+        overlap_(s, halo) {
     list_.stride = opt.initial_stride;
     list_.clustered = opt.clusters;
     list_.clusters.stride = opt.initial_stride;
@@ -64,6 +75,36 @@ class DeviceForcePipeline {
   void refresh_ghosts() { ghosts_.refresh(atoms_, sd_.global); }
   void compute_forces() { pair_.compute(atoms_, list_, opt_.mixed); }
 
+  // The ghost refresh and the forces, overlapped (GROMACS's local /
+  // non-local split): the forces on atoms with no ghost neighbour run on
+  // the compute stream while `refresh(halo_stream)` moves the ghosts on the
+  // halo stream (periodic images, or the halo between ranks), then the rest
+  // once it has landed. Each atom's sums are those of compute_forces(), bit
+  // for bit. A cluster list has no such split: refresh, then forces.
+  template <class Refresh>
+  void refresh_and_compute(Refresh&& refresh) {
+    if (list_.clustered) {
+      refresh(stream_);
+      compute_forces();
+      return;
+    }
+    positions_ready_.after(stream_, halo_stream_);  // the step's positions, before the forces are queued
+    overlap_.interior_start();
+    pair_.compute_some(atoms_, list_, list_.inner, opt_.mixed);
+    overlap_.interior_end();
+    overlap_.halo_start();
+    refresh(halo_stream_);
+    overlap_.halo_end();
+    halo_landed_.after(halo_stream_, stream_);
+    pair_.compute_some(atoms_, list_, list_.outer, opt_.mixed);
+  }
+  // One rank: the periodic images, overlapped as above.
+  void refresh_ghosts_and_compute() {
+    refresh_and_compute([this](const DeviceStream& on) { ghosts_.refresh(atoms_, sd_.global, on); });
+  }
+  HaloTimes halo_times() { return overlap_.times(); }
+  const DeviceStream& halo_stream() const { return halo_stream_; }
+
   // LAMMPS's check: some atom moved more than half the skin since the build.
   bool moved_too_far(double skin) const { return max_displacement_sq() > 0.25 * skin * skin; }
   double max_displacement_sq() const { return device::max_displacement_sq(stream_, atoms_, list_); }
@@ -80,13 +121,15 @@ class DeviceForcePipeline {
   SubDomain sd_;
   double reach_;
   Options opt_;
-  DeviceStream stream_;
+  DeviceStream stream_, halo_stream_;
   DeviceAtoms atoms_;
   DeviceGhosts ghosts_;
   SpatialSorter sorter_;
   DeviceNeighborBuilder builder_;
   DeviceNeighborList list_;
   DevicePairForces<Pot> pair_;
+  StreamOrder positions_ready_, halo_landed_;
+  HaloOverlapClock overlap_;
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

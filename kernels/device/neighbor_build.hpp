@@ -25,6 +25,9 @@ struct DeviceNeighborList {
   int stride = 0;
   dvec<int> count;  // per local atom; may exceed stride only inside a build
   dvec<int> index;  // index[i * stride + k]
+  // Rows only: local atoms whose neighbours are all local (inner), and the
+  // rest (outer), so forces on the inner ones need not wait for the halo.
+  dvec<int> inner, outer;
   // Positions at the last build, for the displacement check.
   dvec<double> x0, y0, z0;
   long builds = 0;
@@ -75,6 +78,24 @@ struct ScanNeighbors {
   }
 };
 
+// True when local atom i's row lists a ghost (index nlocal or above).
+struct HasGhostNeighbor {
+  const int* index;
+  const int* count;
+  int stride;
+  int nlocal;
+  TESSERA_HD bool operator()(int i) const {
+    const int* row = index + static_cast<long>(i) * stride;
+    for (int k = 0; k < count[i]; ++k)
+      if (row[k] >= nlocal) return true;
+    return false;
+  }
+};
+struct Not {
+  HasGhostNeighbor f;
+  TESSERA_HD bool operator()(int i) const { return !f(i); }
+};
+
 }  // namespace detail
 
 class DeviceNeighborBuilder {
@@ -88,6 +109,8 @@ class DeviceNeighborBuilder {
   // makes ghosts, so the old list is not held next to their scratch.
   static void drop_pairs(DeviceNeighborList& nl) {
     release(nl.index);
+    release(nl.inner);
+    release(nl.outer);
     release(nl.clusters.cj);
     release(nl.clusters.jmask);
   }
@@ -135,6 +158,13 @@ class DeviceNeighborBuilder {
       nl.stride = needed + needed / 8 + 8;
       ++nl.grows;
     }
+    const detail::HasGhostNeighbor outer{raw(nl.index), raw(nl.count), nl.stride, nlocal};
+    for (auto* v : {&nl.inner, &nl.outer}) resize_exact(*v, nlocal);
+    const auto counting = thrust::counting_iterator<int>(0);
+    const auto inner_end = thrust::copy_if(policy(stream_), counting, counting + nlocal, nl.inner.begin(), detail::Not{outer});
+    nl.inner.resize(inner_end - nl.inner.begin());
+    const auto outer_end = thrust::copy_if(policy(stream_), counting, counting + nlocal, nl.outer.begin(), outer);
+    nl.outer.resize(outer_end - nl.outer.begin());
   }
 
   DeviceStream stream_;

@@ -12,6 +12,19 @@
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
+namespace detail {
+
+// A per-atom functor over a list of atoms (namespace scope: nvcc launches
+// it, which a private nested type would forbid).
+template <class F>
+struct OverAtoms {
+  const int* atoms;
+  F f;
+  TESSERA_HD void operator()(int k) const { f(atoms[k]); }
+};
+
+}  // namespace detail
+
 template <class Pot>
 class DevicePairForces {
  public:
@@ -30,15 +43,24 @@ class DevicePairForces {
   // pair math in float (pair_force.hpp).
   void compute(DeviceAtoms& a, const DeviceNeighborList& nl, bool mixed = false) const {
     if (mixed)
-      run<float>(a, nl);
+      run<float>(a, nl, nullptr);
     else
-      run<double>(a, nl);
+      run<double>(a, nl, nullptr);
+  }
+  // Rows only: the atoms of `atoms` (nl.inner or nl.outer); each atom's sums
+  // are the same bits as in compute(), whatever the split.
+  void compute_some(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>& atoms, bool mixed) const {
+    if (mixed)
+      run<float>(a, nl, &atoms);
+    else
+      run<double>(a, nl, &atoms);
   }
 
  private:
   template <class Real>
-  void run(DeviceAtoms& a, const DeviceNeighborList& nl) const {
+  void run(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some) const {
     if (nl.clustered) {
+      if (some) throw std::logic_error("DevicePairForces: a cluster list has no inner and outer atoms");
       const DeviceClusterList& c = nl.clusters;
       const ClusterPairForce<Pot, Real> f{raw(a.x),       raw(a.y),        raw(a.z),      raw(a.type),  raw(c.slot_atom),
                                           raw(c.first),   raw(c.row_cluster), raw(c.count), raw(c.cj),   raw(c.jmask),
@@ -62,7 +84,10 @@ class DevicePairForces {
     f.fz = raw(a.fz);
     f.pe = raw(a.pe);
     f.virial = raw(a.virial);
-    for_each_index(stream_, a.nlocal, f);
+    if (some)
+      for_each_index(stream_, static_cast<int>(some->size()), detail::OverAtoms<PairForce<Pot, Real>>{raw(*some), f});
+    else
+      for_each_index(stream_, a.nlocal, f);
   }
 
   DeviceStream stream_;

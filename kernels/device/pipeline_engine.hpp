@@ -45,10 +45,10 @@ class PipelineEngine final : public DeviceEngine {
   }
 
  public:
-  PipelineEngine(const Simulation& sim, std::string description, DeviceStream s = {})
+  PipelineEngine(const Simulation& sim, std::string description, DeviceStream s = {}, DeviceStream halo = {})
       : description_(std::move(description)),
         pipe_(sim.sub_domain(), sim.reach(), sim.atoms().ntypes,
-              dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), options(sim), s),
+              dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), options(sim), s, halo),
         ops_(pipe_.atoms(), pipe_.stream()),
         halo_(pipe_.stream()),
         timeline_(pipe_.stream(), static_cast<int>(Phase::kCount)) {}
@@ -91,7 +91,18 @@ class PipelineEngine final : public DeviceEngine {
   void refresh_halo(const SwapExchange& exchange) override {
     TESSERA_DEVICE_CALL("halo refresh", halo_.refresh(pipe_.atoms(), exchange));
   }
+  void set_halo_transport(HaloTransport t) override { halo_.set_transport(t); }
   void compute_forces() override { TESSERA_DEVICE_CALL("pair forces", pipe_.compute_forces()); }
+  void refresh_and_compute(const SwapExchange* exchange) override {
+    if (!exchange) return TESSERA_DEVICE_CALL("ghost refresh and pair forces", pipe_.refresh_ghosts_and_compute());
+    TESSERA_DEVICE_CALL("halo refresh and pair forces", pipe_.refresh_and_compute([&](const DeviceStream& on) {
+      halo_.refresh(pipe_.atoms(), *exchange, on);
+    }));
+  }
+  HaloOverlap halo_overlap() override {
+    const HaloTimes t = TESSERA_DEVICE_CALL("halo times", pipe_.halo_times());
+    return {t.halo, t.hidden};
+  }
   long builds() const override { return pipe_.list().builds; }
   void set_builds(long n) override { pipe_.list().builds = n; }
 
@@ -125,10 +136,12 @@ class PipelineEngine final : public DeviceEngine {
 // The engine for `sim`'s potential, one of `Pots` (potential_list.hpp).
 template <class... Pots>
 std::unique_ptr<DeviceEngine> make_pipeline_engine(PotentialList<Pots...>, const Simulation& sim,
-                                                   const std::string& description, DeviceStream s = {}) {
+                                                   const std::string& description, DeviceStream s = {},
+                                                   DeviceStream halo = {}) {
   std::unique_ptr<DeviceEngine> e;
   const std::string& style = sim.deck().potential.style;
-  ((style == Pots::name && !e ? (void)(e = std::make_unique<PipelineEngine<Pots>>(sim, description, s)) : (void)0),
+  ((style == Pots::name && !e ? (void)(e = std::make_unique<PipelineEngine<Pots>>(sim, description, s, halo))
+                              : (void)0),
    ...);
   if (!e) throw InputError(fmt::format("{}: potential.style {} has no device version", sim.deck().path, style));
   return e;

@@ -16,6 +16,7 @@
 #include "analysis/analysis.hpp"
 #include "backend/cpu_simd.hpp"
 #include "comm/communicator.hpp"
+#include "comm/halo_transport.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "deck/deck.hpp"
@@ -42,11 +43,12 @@ StopPolicy::Clock::time_point g_start;
 namespace {
 
 Deck load_with_overrides(const std::string& path, int threads, const std::string& backend,
-                         const std::string& precision = "") {
+                         const std::string& precision = "", const std::string& cuda_aware_mpi = "") {
   Deck d = load_deck(path);
   if (threads > 0) d.threads = threads;
   if (!backend.empty()) d.backend = backend;
   if (!precision.empty()) d.precision = precision;
+  if (!cuda_aware_mpi.empty()) d.cuda_aware_mpi = cuda_aware_mpi;
   return d;
 }
 
@@ -91,6 +93,12 @@ int cmd_info() {
   fmt::print("Compiler   GCC {}\n", __VERSION__);
 #endif
   fmt::print("MPI        {}\n", mpi_library_version());
+  {
+    // What a multi-rank GPU run would take for the halo with the deck's
+    // default (cuda_aware_mpi: auto); the run checks it again once MPI is up.
+    const TransportChoice t = choose_halo_transport("auto", mpi_cuda_support());
+    fmt::print("Halo       with GPUs and several ranks: {} ({})\n", to_string(t.transport), t.why);
+  }
   fmt::print("OpenMP     {} threads available\n", omp_get_max_threads());
   fmt::print("CPU kernel {} (best this CPU runs: {}; TESSERA_SIMD=scalar|avx2|avx512 chooses)\n",
              simd_name(simd_level()),
@@ -177,13 +185,13 @@ std::string result_lines(const std::string& summary) {
 }
 
 int cmd_run(const std::string& path, int threads, const std::string& backend, const std::string& precision,
-            const std::string& restart_opt, const Verbosity& talk) {
+            const std::string& cuda_aware_mpi, const std::string& restart_opt, const Verbosity& talk) {
   const Communicator& comm = Communicator::world();
   // One voice: rank 0 prints the banner, thermo and summary; the others keep
   // stderr for errors only they can see.
   if (comm.rank() != 0 && !std::freopen("/dev/null", "w", stdout))
     throw std::runtime_error("cannot silence stdout on rank > 0");
-  Deck deck = load_with_overrides(path, threads, backend, precision);
+  Deck deck = load_with_overrides(path, threads, backend, precision, cuda_aware_mpi);
   if (talk.quiet) deck.thermo.screen = false;
   const int gpu = choose_gpu(deck.backend, backend.empty() ? deck.path + ": backend" : std::string("--backend"), comm);
   Simulation sim(deck);  // every input check happens here, before any file is opened
@@ -233,6 +241,10 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
     sim.setup();
     outputs.initial(sim);
   }
+  // The halo transport's self-test runs at the first list build, which a
+  // fresh run makes after the banner.
+  if (resume_step < 0 && !sim.halo_transport_report().empty() && !talk.quiet)
+    fmt::print("Halo       {}\n", sim.halo_transport_report());
   std::unique_ptr<MetricsWriter> metrics;
   if (deck.metrics.enabled()) metrics = std::make_unique<MetricsWriter>(deck.metrics, sim, resume_step);
   const Progress::Mode mode =
@@ -288,7 +300,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tessera ") + version_string());
   app.require_subcommand(1);
 
-  std::string deck_path, backend, precision;
+  std::string deck_path, backend, precision, cuda_aware_mpi;
   int threads = 0;
   auto* run = app.add_subcommand("run", "Run the simulation a deck describes");
   run->add_option("deck", deck_path, "Input deck (YAML)")->required();
@@ -297,6 +309,10 @@ int main(int argc, char** argv) {
   run->add_option("--backend", backend, "Override the deck's backend")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   run->add_option("--precision", precision, "Override the deck's precision (mixed: float pair math on the GPU)")
       ->check(CLI::IsMember({"double", "mixed"}));
+  run->add_option("--cuda-aware-mpi", cuda_aware_mpi,
+                  "Override the deck's cuda_aware_mpi: hand device buffers straight to MPI for the halo (on), never "
+                  "(off), or when the MPI library says it can (auto)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   Verbosity talk;
   run->add_flag("-q,--quiet", talk.quiet, "Only errors, warnings and the result lines on the screen");
   run->add_flag("-v,--verbose", talk.verbose, "Also report every checkpoint and trajectory frame written");
@@ -330,7 +346,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return cmd_run(deck_path, threads, backend, precision, restart, talk);
+    if (*run) return cmd_run(deck_path, threads, backend, precision, cuda_aware_mpi, restart, talk);
     if (*validate) return cmd_validate(validate_path);
     if (*info) return cmd_info();
     if (*plan) {

@@ -1,10 +1,14 @@
 #include "comm/communicator.hpp"
 #include "comm/mpi_handle.hpp"  // <mpi.h>, C API only
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's extensions: the CUDA-support query
+#endif
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
@@ -122,6 +126,28 @@ void Communicator::sendrecv(int to, const std::vector<char>& out, int from, std:
   check(MPI_Sendrecv(out.data(), static_cast<int>(n_out), MPI_BYTE, to, 2, in.data(), static_cast<int>(n_in), MPI_BYTE,
                      from, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
         "Sendrecv");
+}
+
+void Communicator::sendrecv_doubles(int to, const double* out, std::size_t n_out, int from, double* in,
+                                    std::size_t n_in) const {
+  if (!mpi_ || (to == rank_ && from == rank_)) {
+    if (n_in != n_out)
+      throw std::runtime_error(fmt::format("halo: {} values sent to this rank itself, {} expected", n_out, n_in));
+    // Host memory only: with one rank no device transport is chosen.
+    if (n_out > 0) std::memcpy(in, out, n_out * sizeof(double));
+    return;
+  }
+  constexpr std::size_t kMax = (std::size_t{1} << 31) - 1;
+  if (n_out > kMax || n_in > kMax) throw std::runtime_error("halo message over 2^31 values");
+  MPI_Status status;
+  check(MPI_Sendrecv(out, static_cast<int>(n_out), MPI_DOUBLE, to, 3, in, static_cast<int>(n_in), MPI_DOUBLE, from, 3,
+                     MPI_COMM_WORLD, &status),
+        "Sendrecv (halo)");
+  int got = 0;
+  check(MPI_Get_count(&status, MPI_DOUBLE, &got), "Get_count");
+  if (static_cast<std::size_t>(got) != n_in)
+    throw std::runtime_error(
+        fmt::format("halo: rank {} received {} values from rank {}, expected {}", rank_, got, from, n_in));
 }
 
 namespace {
@@ -246,6 +272,29 @@ std::string mpi_library_version() {
   std::string s(text, static_cast<std::size_t>(len));
   const auto end = s.find_first_of("\n,");  // the first clause is the name and version
   return s.substr(0, end);
+}
+
+MpiCudaSupport mpi_cuda_support() {
+  MpiCudaSupport s;
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  const bool built = MPIX_CUDA_AWARE_SUPPORT != 0;
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) {
+    // Open MPI decides run-time support in MPI_Init: before it, only the
+    // build's answer exists.
+    s.state = built ? MpiCudaSupport::State::kYes : MpiCudaSupport::State::kNo;
+    s.how = fmt::format("MPIX_CUDA_AWARE_SUPPORT = {} in its build; a run also asks MPIX_Query_cuda_support()",
+                        MPIX_CUDA_AWARE_SUPPORT);
+    return s;
+  }
+  const int now = MPIX_Query_cuda_support();
+  s.state = built && now ? MpiCudaSupport::State::kYes : MpiCudaSupport::State::kNo;
+  s.how = fmt::format("MPIX_CUDA_AWARE_SUPPORT = {}, MPIX_Query_cuda_support() = {}", MPIX_CUDA_AWARE_SUPPORT, now);
+#else
+  s.how = "the MPI library has no CUDA-support query (MPIX_CUDA_AWARE_SUPPORT undefined)";
+#endif
+  return s;
 }
 
 MpiSession::MpiSession(int& argc, char**& argv) {

@@ -30,6 +30,12 @@ class Communicator {
 
   // Sends `out` to `to` and receives from `from` (sizes exchanged first).
   void sendrecv(int to, const std::vector<char>& out, int from, std::vector<char>& in) const;
+  // Sends n_out doubles to `to` and receives n_in from `from`, counts both
+  // sides know already (the halo's, fixed between rebuilds): no size
+  // message first. The pointers may be device memory when the MPI library
+  // is CUDA-aware (halo_transport.hpp); a count that differs from what
+  // arrived is an error naming both.
+  void sendrecv_doubles(int to, const double* out, std::size_t n_out, int from, double* in, std::size_t n_in) const;
   // Rank 0 receives every rank's bytes, in rank order; others get nothing.
   std::vector<std::vector<char>> gather_to_root(const std::vector<char>& mine) const;
   // Rank 0 sends parts[r] to rank r (parts is read on rank 0 only).
@@ -70,6 +76,17 @@ bool launched_by_mpi();
 // The MPI library's own description ("Open MPI v4.1.4, ..."); works before
 // MPI_Init.
 std::string mpi_library_version();
+
+// Whether the MPI library takes device pointers (CUDA-aware), as far as it
+// says: Open MPI answers through MPIX_Query_cuda_support (<mpi-ext.h>),
+// at build time and, once MPI is initialised, at run time; other libraries
+// say nothing, which is "unknown".
+struct MpiCudaSupport {
+  enum class State { kYes, kNo, kUnknown };
+  State state = State::kUnknown;
+  std::string how;  // what was asked and what it answered, for the log
+};
+MpiCudaSupport mpi_cuda_support();
 
 // MPI_Init / MPI_Finalize for the app, only when started by an MPI launcher
 // (mpirun, srun): a plain `tessera run` stays free of MPI start-up costs.

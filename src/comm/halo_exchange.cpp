@@ -96,6 +96,11 @@ void HaloExchange::exchange_positions(std::size_t k, const std::vector<double>& 
   if (!bin.empty()) std::memcpy(in.data(), bin.data(), bin.size());
 }
 
+void HaloExchange::exchange_positions(std::size_t k, const double* out, double* in) const {
+  const Swap& s = swaps_.at(k);
+  comm_->sendrecv_doubles(s.to, out, 3 * s.send.size(), s.from, in, 3 * s.count);
+}
+
 void HaloExchange::update_positions(AtomStore& a) const {
   std::vector<double> out, in;
   for (std::size_t w = 0; w < swaps_.size(); ++w) {

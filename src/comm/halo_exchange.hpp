@@ -47,6 +47,10 @@ class HaloExchange {
   // Swap k's transport: `out` holds x, y, z (shift applied) of its send
   // list; `in` gets the 3 * count positions of its ghosts.
   void exchange_positions(std::size_t k, const std::vector<double>& out, std::vector<double>& in) const;
+  // The same with the sizes the swap already knows (3 * send.size() out,
+  // 3 * count in) and no size message: the device transports, whose
+  // buffers may be device memory handed to a CUDA-aware MPI.
+  void exchange_positions(std::size_t k, const double* out, double* in) const;
 
  private:
   RankGrid grid_;

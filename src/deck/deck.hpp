@@ -164,6 +164,9 @@ struct Deck {
   // "double", or "mixed": float pair math on the device (pair_force.hpp).
   std::string precision = "double";
   int threads = 0;  // 0: OpenMP default
+  // Device pointers straight to MPI for the halo: auto (when the library
+  // says it takes them), on, off (comm/halo_transport.hpp).
+  std::string cuda_aware_mpi = "auto";
   SystemSpec system;
   std::optional<VelocitySpec> velocity;
   PotentialSpec potential;

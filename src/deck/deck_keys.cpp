@@ -14,6 +14,7 @@ std::vector<std::string> build_table() {
       "backend",
       "precision",
       "threads",
+      "cuda_aware_mpi",
       "system",
       "system.lattice",
       "system.lattice.style",

@@ -21,7 +21,8 @@ namespace {
 //  - per local atom: id, type, positions, velocities, forces, images,
 //    energy and virial (112), the list's build positions (24);
 //  - per ghost: id, type, positions (36), its source and shift (7);
-//  - rows: a count and a fixed stride of 4-byte neighbours per local atom,
+//  - rows: a count, the inner/outer split (4) and a fixed stride of 4-byte
+//    neighbours per local atom,
 //    the stride 1/8 over the longest row plus 8, the longest row taken as
 //    1.15 x the mean (a melt's spread); the build keeps cell bins and
 //    binned positions of every atom (32);
@@ -41,7 +42,7 @@ DeviceBytes estimated_device_bytes(const std::string& layout, double local, doub
     b.per_ghost = kGhostBytes + 4 + 6.6;
   } else {
     const double stride = std::ceil(1.15 * neighbours * 1.125) + 8;
-    b.per_local = kAtomBytes + 4 + 32;
+    b.per_local = kAtomBytes + 4 + 4 + 32;
     b.list_per_local = 4 * stride;
     b.per_ghost = kGhostBytes + 32;
   }

@@ -15,6 +15,7 @@
 
 #include "atoms/atom_store.hpp"
 #include "comm/halo_exchange.hpp"
+#include "comm/halo_transport.hpp"
 #include "domain/box.hpp"
 #include "integrate/atom_ops.hpp"
 #include "neighbor/neighbor_list.hpp"
@@ -26,9 +27,11 @@ class Simulation;
 
 // Several ranks: the host's HaloExchange builds the ghosts at each rebuild;
 // between rebuilds the device packs each swap's positions and the transport
-// (HaloExchange::exchange_positions: MPI through the host) carries them.
+// (HaloExchange::exchange_positions through MPI) carries them: `out` holds
+// the swap's 3 * send.size() positions, `in` receives its 3 * count, both
+// in host memory (host-staged) or both on the device (CUDA-aware).
 using HaloSwap = HaloExchange::Swap;
-using SwapExchange = std::function<void(std::size_t swap, const std::vector<double>& out, std::vector<double>& in)>;
+using SwapExchange = std::function<void(std::size_t swap, const double* out, double* in)>;
 
 class DeviceEngine {
  public:
@@ -56,7 +59,18 @@ class DeviceEngine {
   // host) over this rank's sub-box, and the halo's swaps.
   virtual void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) = 0;
   virtual void refresh_halo(const SwapExchange& exchange) = 0;
+  // What carries the halo's buffers (host-staged by default).
+  virtual void set_halo_transport(HaloTransport t) = 0;
   virtual void compute_forces() = 0;
+  // refresh_ghosts (exchange null) or refresh_halo, then compute_forces,
+  // with the forces that need no ghost computed while the ghosts move.
+  virtual void refresh_and_compute(const SwapExchange* exchange) = 0;
+  // Seconds of halo refresh over the run, and how many of them ran while
+  // forces did (measured on the device).
+  struct HaloOverlap {
+    double halo = 0, hidden = 0;
+  };
+  virtual HaloOverlap halo_overlap() = 0;
   virtual long builds() const = 0;
   virtual void set_builds(long n) = 0;
 

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "analysis/analysis.hpp"
 #include "backend/cpu_simd.hpp"
@@ -106,6 +107,10 @@ void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
   if (ready_) throw std::logic_error("use_device: call it before setup() or restore()");
   device_ = std::move(engine);
   if (device_) timers_.on_start([this](Phase p) { device_->mark_phase(static_cast<int>(p)); });
+  if (device_ && comm_.parallel()) {
+    transport_ = choose_halo_transport(deck_.cuda_aware_mpi, mpi_cuda_support());
+    device_->set_halo_transport(transport_.transport);
+  }
 }
 
 std::vector<double> Simulation::device_phase_seconds() const {
@@ -172,6 +177,57 @@ void Simulation::build_list() {
   device_->upload(atoms_);  // host -> device: locals and ghosts
   device_->build_list(sub_, halo_.swaps());
   device_changed(true);
+  if (comm_.parallel() && !transport_checked_) check_halo_transport();
+}
+
+SwapExchange Simulation::swap_exchange() {
+  return [this](std::size_t k, const double* out, double* in) { halo_.exchange_positions(k, out, in); };
+}
+
+void Simulation::check_halo_transport() {
+  transport_checked_ = true;
+  const std::size_t first = atoms_.nlocal, n = atoms_.nghost;
+  std::string fell_back;
+  for (;;) {
+    std::string failure;
+    long long wrong = 0;
+    try {
+      device_->refresh_halo(swap_exchange());
+      AtomStore back;
+      device_->download(back);  // device -> host: once, at start-up
+      if (back.nall() != atoms_.nall()) {
+        wrong = static_cast<long long>(n);
+      } else {
+        for (std::size_t i = first; i < first + n; ++i)
+          wrong += back.x[i] != atoms_.x[i] || back.y[i] != atoms_.y[i] || back.z[i] != atoms_.z[i];
+      }
+      if (wrong > 0) failure = fmt::format("{} of {} ghost positions on rank {} differ", wrong, n, comm_.rank());
+    } catch (const std::exception& e) {
+      // A rank whose partner failed mid-message may wait here: MPI gives no
+      // way to cancel a half-done exchange.
+      wrong = 1;
+      failure = fmt::format("rank {}: {}", comm_.rank(), e.what());
+    }
+    const long long ghosts = comm_.sum(static_cast<long long>(n));
+    if (comm_.sum(wrong) == 0) {
+      transport_report_ = fmt::format("{}{} self-test passed: {} ghost positions ({} swaps per rank) came back bit for bit",
+                                      fell_back, to_string(transport_.transport), ghosts, halo_.swaps().size());
+      return;
+    }
+    const std::string said = comm_.broadcast_text(failure.empty() ? std::string() : failure);
+    const std::string what = failure.empty() ? (said.empty() ? "another rank's ghosts differ" : said) : failure;
+    if (transport_.transport != HaloTransport::kCudaAware)
+      throw SimulationError(fmt::format("halo self-test at step {} failed with the {} transport: {}", step_,
+                                        to_string(transport_.transport), what));
+    if (comm_.rank() == 0)
+      std::fprintf(stderr, "tessera: halo self-test with CUDA-aware MPI failed (%s): falling back to host-staged\n",
+                   what.c_str());
+    fell_back = "CUDA-aware MPI failed its self-test (" + what + "), fell back; ";
+    transport_ = {HaloTransport::kHostStaged, "CUDA-aware MPI failed the start-up self-test: " + what};
+    device_->set_halo_transport(transport_.transport);
+    device_->upload(atoms_);  // the ghosts as built, whatever the failed refresh left
+    device_->build_list(sub_, halo_.swaps());
+  }
 }
 
 void Simulation::maybe_balance() {
@@ -215,15 +271,27 @@ void Simulation::build_ghosts() {
 
 void Simulation::update_ghosts() {
   if (device_ && comm_.parallel())
-    device_->refresh_halo([this](std::size_t k, const std::vector<double>& out, std::vector<double>& in) {
-      halo_.exchange_positions(k, out, in);
-    });
+    device_->refresh_halo(swap_exchange());
   else if (device_)
     device_->refresh_ghosts();
   else if (comm_.parallel())
     halo_.update_positions(atoms_);
   else
     ghosts_.update_positions(atoms_, box_);
+}
+
+void Simulation::refresh_and_compute_forces() {
+  if (comm_.parallel()) {
+    const SwapExchange exchange = swap_exchange();
+    device_->refresh_and_compute(&exchange);
+  } else {
+    device_->refresh_and_compute(nullptr);
+  }
+  device_changed(false);
+}
+
+DeviceEngine::HaloOverlap Simulation::halo_overlap() const {
+  return device_ ? device_->halo_overlap() : DeviceEngine::HaloOverlap{};
 }
 
 void Simulation::compute_forces() {
@@ -302,12 +370,22 @@ struct Simulation::Stepping {
   }
   void refresh_ghosts() {
     s.timers_.next(Phase::kCommunicate);
-    s.update_ghosts();
+    // On a device the refresh is made with the forces, overlapped with
+    // those that need no ghost (compute_forces below).
+    if (s.device_)
+      ghosts_pending = true;
+    else
+      s.update_ghosts();
   }
   void compute_forces() {
     s.timers_.next(Phase::kPair);
+    if (ghosts_pending) {
+      ghosts_pending = false;
+      return s.refresh_and_compute_forces();
+    }
     s.compute_forces();
   }
+  bool ghosts_pending = false;
   void post_force() {
     s.timers_.next(Phase::kIntegrate);
     if (s.device_)

@@ -53,9 +53,15 @@ class Simulation {
   long long device_bytes_peak() const { return device_ ? device_->device_bytes_peak() : 0; }
   // The device's own seconds per phase (run/timers.hpp), empty on the CPU.
   std::vector<double> device_phase_seconds() const;
+  // Halo refresh seconds on the device, and those hidden behind forces.
+  DeviceEngine::HaloOverlap halo_overlap() const;
   // "cpu (4 OpenMP threads), double precision, avx2 pair kernel", or the
   // device engine's description.
   std::string backend_description() const;
+  // Several ranks on devices: what carries the halo, why, and what the
+  // start-up self-test found ("" otherwise, or before the first build).
+  std::string halo_transport_report() const { return transport_report_; }
+  const TransportChoice& halo_transport() const { return transport_; }
 
   // Halo, neighbour list and forces for the current positions.
   void setup();
@@ -121,10 +127,17 @@ class Simulation {
   // load_balance), just before a list rebuild migrates the atoms.
   void maybe_balance();
   void update_ghosts();
+  // Several ranks on devices, once, right after the first list build: one
+  // halo refresh through the chosen transport must bring back the ghosts
+  // the host just built, bit for bit, on every rank; CUDA-aware MPI that
+  // fails it falls back to host-staged.
+  void check_halo_transport();
+  SwapExchange swap_exchange();
   // Why `s` cannot continue this deck's run ("" if it can), given every
   // rank's (id, type) sorted by id.
   std::string misfit(const CheckpointState& s, const std::vector<std::pair<std::int64_t, std::int64_t>>& deck_atoms);
   struct Stepping;  // verlet_step's view of this simulation
+  void refresh_and_compute_forces();  // device: update_ghosts + compute_forces, overlapped
   bool rebuild_due();
   void check_motion() const;
   void verify_atoms() const;
@@ -151,6 +164,9 @@ class Simulation {
   Integrator integrator_;
   mutable NeighborList nlist_;
   std::unique_ptr<DeviceEngine> device_;
+  TransportChoice transport_;
+  std::string transport_report_;
+  bool transport_checked_ = false;
   mutable bool atoms_stale_ = false, list_stale_ = false;
   VerletBuilder builder_;
   PeriodicGhosts ghosts_;

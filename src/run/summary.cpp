@@ -37,10 +37,17 @@ std::string run_banner(const Simulation& sim) {
       const std::size_t cut = h.find('\n');
       s += fmt::format("  rank {} -> host {} -> {}\n", r, h.substr(0, cut), h.substr(cut + 1));
     }
-    // The one halo transport this version has, said so rather than implied.
-    s += sim.on_device() ? "Halo       MPI through host memory: the device packs and unpacks each swap, the host "
-                           "sends it (CUDA-aware MPI and peer copies are not in this version)\n"
-                         : "Halo       MPI from host memory (CPU backend)\n";
+    if (!sim.on_device()) {
+      s += "Halo       MPI from host memory (CPU backend)\n";
+    } else {
+      const TransportChoice& t = sim.halo_transport();
+      s += fmt::format("Halo       {}: {}; {}\n", to_string(t.transport),
+                       t.transport == HaloTransport::kCudaAware
+                           ? "the device packs each swap and MPI moves the device buffers"
+                           : "the device packs each swap, pinned host buffers carry it through MPI",
+                       t.why);
+      if (const std::string r = sim.halo_transport_report(); !r.empty()) s += "           " + r + "\n";
+    }
   }
   s += fmt::format("Run        {} steps\n", d.steps);
   return s;
@@ -72,6 +79,10 @@ std::string performance_summary(const Simulation& sim) {
     s += fmt::format("Device memory: {:.1f} MiB at most in device arrays, {:.0f} bytes per atom{} (Thrust's scratch "
                      "for sorts and scans not counted)\n",
                      bytes / (1 << 20), bytes / nlocal, sim.comm().parallel() ? " (rank 0)" : "");
+    const DeviceEngine::HaloOverlap o = sim.halo_overlap();
+    s += fmt::format("Ghost refresh on the device: {:.6f} s, {:.0f}% of it while the forces on atoms with no ghost "
+                     "neighbour ran{}\n",
+                     o.halo, o.halo > 0 ? 100 * o.hidden / o.halo : 0.0, sim.comm().parallel() ? " (rank 0)" : "");
   }
   const PhaseTimers& t = sim.timers();
   const double total = t.total();
@@ -122,10 +133,21 @@ std::string rank_balance_summary(const Simulation& sim) {
   row("Compute", busy, "{:>12.6f}");
   row("Atoms", static_cast<double>(sim.atoms().nlocal), "{:>12.0f}");
   row("Ghosts", static_cast<double>(sim.atoms().nghost), "{:>12.0f}");
-  s += sim.on_device()
-           ? "Halo exchange hidden behind computation: 0% (the device packs, the host exchanges, then the device "
-             "computes)\n"
-           : "Halo exchange hidden behind computation: 0% (the CPU backend exchanges, then computes)\n";
+  if (sim.on_device()) {
+    // Measured on each device: the halo stream's time per step, and the part
+    // of it that ran while the forces on atoms with no ghost neighbour did.
+    const DeviceEngine::HaloOverlap o = sim.halo_overlap();
+    row("Halo (s)", o.halo, "{:>12.6f}");
+    row("Hidden (s)", o.hidden, "{:>12.6f}");
+    double both[2] = {o.halo, o.hidden};
+    c.sum_in_rank_order(both, 2);
+    s += fmt::format(
+        "Halo exchange hidden behind computation: {:.0f}% ({:.6f} of {:.6f} s, all ranks; the device computes the "
+        "forces that need no ghost while the halo moves)\n",
+        both[0] > 0 ? 100 * both[1] / both[0] : 0.0, both[1], both[0]);
+  } else {
+    s += "Halo exchange hidden behind computation: 0% (the CPU backend exchanges, then computes)\n";
+  }
   if (sim.deck().load_balance.enabled())
     s += fmt::format("Load balancing: {} moves; imbalance {:.3f} at the first check, {:.3f} at the last ({} checks)\n",
                      sim.balance_moves(), sim.first_imbalance(), sim.last_imbalance(), sim.balance_checks());

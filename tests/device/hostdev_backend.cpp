@@ -3,13 +3,57 @@
 // kernels/device for it, so `backend: cuda` runs through main.cpp,
 // Simulation, outputs and checkpoints exactly as on a GPU, in CI, which has
 // none (tests/e2e/device_backend.sh).
+//
+// TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI=1 makes its "CUDA-aware MPI" lose
+// every message (the receive buffer comes back zeroed, as from a library
+// that took the device pointer for something else), so the e2e test can
+// watch the start-up self-test catch it and fall back to host-staged.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "devices.hpp"
 #include "device/pipeline_engine.hpp"
+#include "forwarding_engine.hpp"
 #include "run/device_engine.hpp"
 
 namespace tessera {
+namespace {
+
+class BrokenCudaAwareEngine final : public ForwardingEngine {
+ public:
+  using ForwardingEngine::ForwardingEngine;
+  void set_halo_transport(HaloTransport t) override {
+    transport_ = t;
+    ForwardingEngine::set_halo_transport(t);
+  }
+  void refresh_halo(const SwapExchange& exchange) override { ForwardingEngine::refresh_halo(wrap(exchange)); }
+  void refresh_and_compute(const SwapExchange* exchange) override {
+    if (!exchange) return ForwardingEngine::refresh_and_compute(nullptr);
+    const SwapExchange w = wrap(*exchange);
+    ForwardingEngine::refresh_and_compute(&w);
+  }
+  void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override {
+    counts_.clear();
+    for (const HaloSwap& s : swaps) counts_.push_back(3 * s.count);
+    ForwardingEngine::build_list(sd, swaps);
+  }
+
+ private:
+  SwapExchange wrap(const SwapExchange& exchange) const {
+    if (transport_ != HaloTransport::kCudaAware) return exchange;
+    return [exchange, this](std::size_t k, const double* out, double* in) {
+      exchange(k, out, in);
+      std::fill(in, in + counts_.at(k), 0.0);
+    };
+  }
+  HaloTransport transport_ = HaloTransport::kHostStaged;
+  std::vector<std::size_t> counts_;
+};
+
+}  // namespace
 
 DeviceReport probe_devices() {
   DeviceReport r;
@@ -23,8 +67,11 @@ DeviceReport probe_devices() {
 }
 
 std::unique_ptr<DeviceEngine> make_device_engine(const Simulation& sim, int gpu) {
-  return device::make_pipeline_engine(Potentials{}, sim,
-                                      fmt::format("cuda, GPU {} (Thrust OpenMP host device, test build)", gpu));
+  auto engine = device::make_pipeline_engine(Potentials{}, sim,
+                                             fmt::format("cuda, GPU {} (Thrust OpenMP host device, test build)", gpu));
+  const char* broken = std::getenv("TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI");
+  if (broken && std::strcmp(broken, "1") == 0) return std::make_unique<BrokenCudaAwareEngine>(std::move(engine));
+  return engine;
 }
 
 }  // namespace tessera

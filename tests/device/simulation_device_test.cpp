@@ -12,6 +12,7 @@
 
 #include "device_compare.hpp"
 #include "device_twin.hpp"
+#include "forwarding_engine.hpp"
 #include "integrate/step_sequence.hpp"
 
 using namespace tessera;
@@ -64,51 +65,32 @@ bool same_thermo(const ThermoValues& a, const ThermoValues& b) {
 }
 
 // Counts the host <-> device copies of an engine it wraps.
-class CountingEngine final : public DeviceEngine {
+class CountingEngine final : public ForwardingEngine {
  public:
-  explicit CountingEngine(std::unique_ptr<DeviceEngine> e) : e_(std::move(e)) {}
-  std::string describe() const override { return e_->describe(); }
+  using ForwardingEngine::ForwardingEngine;
   void upload(const AtomStore& a) override {
     ++uploads;
-    e_->upload(a);
+    ForwardingEngine::upload(a);
   }
   void upload_positions(const AtomStore& a) override {
     ++uploads;
-    e_->upload_positions(a);
+    ForwardingEngine::upload_positions(a);
   }
   void upload_forces(const AtomStore& a) override {
     ++uploads;
-    e_->upload_forces(a);
+    ForwardingEngine::upload_forces(a);
   }
   void download(AtomStore& a) const override {
     ++downloads;
-    e_->download(a);
+    ForwardingEngine::download(a);
   }
   void download_list(NeighborList& l) const override {
     ++list_downloads;
-    e_->download_list(l);
+    ForwardingEngine::download_list(l);
   }
-  void rebuild() override { e_->rebuild(); }
-  void build_in_place() override { e_->build_in_place(); }
-  void refresh_ghosts() override { e_->refresh_ghosts(); }
-  void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override { e_->build_list(sd, swaps); }
-  void refresh_halo(const SwapExchange& exchange) override { e_->refresh_halo(exchange); }
-  void compute_forces() override { e_->compute_forces(); }
-  long builds() const override { return e_->builds(); }
-  void set_builds(long n) override { e_->set_builds(n); }
-  double max_displacement_sq() const override { return e_->max_displacement_sq(); }
-  long first_bad_atom(double speed_sq) const override { return e_->first_bad_atom(speed_sq); }
-  ThermoSums sums() const override { return e_->sums(); }
-  AtomOps& ops() override { return e_->ops(); }
-  long long device_bytes_peak() const override { return e_->device_bytes_peak(); }
-  void mark_phase(int phase) override { e_->mark_phase(phase); }
-  std::vector<double> device_phase_seconds() override { return e_->device_phase_seconds(); }
 
   int uploads = 0;
   mutable int downloads = 0, list_downloads = 0;
-
- private:
-  std::unique_ptr<DeviceEngine> e_;
 };
 
 // Reads the atoms every `every` steps, as an output would.

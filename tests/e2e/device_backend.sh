@@ -10,6 +10,10 @@
 #    (thermo CSV, checkpoint, trajectory) for NVE, Langevin and Nose-Hoover;
 #  - checkpoints cross between backends, and one written by 2 MPI ranks
 #    continues on the device;
+#  - 2 and 4 device ranks follow the CPU; the halo's transport is named with
+#    why it was chosen and passes its self-test; CUDA-aware MPI forced on
+#    gives the host-staged run's bits, and a broken one is caught and
+#    replaced by host-staged;
 #  - the cluster list (neighbor.layout: clusters) on 1 and 4 ranks gives the
 #    CPU's thermo too;
 #  - MDAnalysis reads the trajectory the device run wrote;
@@ -58,6 +62,7 @@ for k in 0 1 2; do
   check "$n: the banner names the device backend" \
     grep -q "^Backend    cuda, GPU 0 (Thrust OpenMP host device, test build), double precision$" "$n-straight.out"
   check "$n: the summary names it too" grep -q "^Backend: cuda, GPU 0 (Thrust OpenMP host device, test build)" "$n-straight.out"
+  check "$n: the summary measures the ghost refresh's overlap" grep -Eq "^Ghost refresh on the device: [0-9.]+ s, [0-9]+% of it while" "$n-straight.out"
   check "$n: the phase table has the device's own column" grep -Eq "^Phase +time \(s\) +% +device \(s\) +%$" "$n-straight.out"
   deck "$n-split" 100 "${integrators[$k]}"
   "$dev" run "$n-split.yaml" --restart auto > "$n-split-1.out" 2>&1
@@ -157,8 +162,13 @@ if command -v mpirun > /dev/null; then
     check "$np ranks on the device: exit 0" test $? -eq 0
     check "$np ranks on the device: the rank map names the device" \
       grep -q "^  rank $((np - 1)) -> host .* -> cuda, GPU 0 (Thrust OpenMP host device" "ranks$np.out"
-    check "$np ranks on the device: the banner names the halo transport" \
-      grep -q "^Halo       MPI through host memory: the device packs and unpacks each swap" "ranks$np.out"
+    # Debian's Open MPI is not CUDA-aware, and says so: auto stages through the host.
+    check "$np ranks on the device: the banner names the halo transport and why" \
+      grep -q "^Halo       host-staged: the device packs each swap, pinned host buffers carry it through MPI; cuda_aware_mpi: auto, and the library is not CUDA-aware (MPIX_CUDA_AWARE_SUPPORT = 0, MPIX_Query_cuda_support() = 0)$" "ranks$np.out"
+    check "$np ranks on the device: the transport's self-test passed" \
+      grep -Eq "^Halo       host-staged self-test passed: [1-9][0-9]* ghost positions \(6 swaps per rank\) came back bit for bit$" "ranks$np.out"
+    check "$np ranks on the device: the summary measures the halo and its hidden part per rank" \
+      bash -c "grep -Eq '^Halo \(s\) +[0-9.]+ +[0-9.]+ +[0-9.]+' ranks$np.out && grep -Eq '^Halo exchange hidden behind computation: [0-9]+% \([0-9.]+ of [0-9.]+ s, all ranks' ranks$np.out"
   done
   deck nve-cpu-every 200 "${integrators[0]}" cpu
   sed -i 's/every: 10, file/every: 1, file/' nve-cpu-every.yaml
@@ -182,6 +192,33 @@ for p in sys.argv[2:]:
     print(f"{p}: max relative thermo difference {early:.3g} to step 20, {late:.3g} to step 200")
     assert early <= 1e-10 and late <= 1e-6, (p, early, late)
 PY
+  # The halo's other transport: the device buffers handed to MPI (forced on:
+  # on the stand-in device they are host memory, which any MPI can send).
+  # The same bytes travel, so the thermo is the host-staged run's, bit for
+  # bit. Then a "CUDA-aware" MPI that loses its messages: the self-test
+  # catches it before step 0 and the run falls back to host-staged.
+  deck ranks2-direct 200 "${integrators[0]}"
+  sed -i 's/every: 10, file/every: 1, file/' ranks2-direct.yaml
+  OMP_NUM_THREADS=1 "${mpi[@]}" -np 2 "$dev" run ranks2-direct.yaml --cuda-aware-mpi on > ranks2-direct.out 2>&1
+  check "CUDA-aware MPI forced on: exit 0" test $? -eq 0
+  check "CUDA-aware MPI forced on: the banner says so, and that the library disagrees" \
+    grep -q "^Halo       CUDA-aware MPI: the device packs each swap and MPI moves the device buffers; cuda_aware_mpi: on (forced although the library says it is not CUDA-aware" ranks2-direct.out
+  check "CUDA-aware MPI forced on: its self-test passed" \
+    grep -Eq "^Halo       CUDA-aware MPI self-test passed: [1-9][0-9]* ghost positions" ranks2-direct.out
+  check "CUDA-aware MPI forced on: thermo bitwise the host-staged run's" cmp -s ranks2.csv ranks2-direct.csv
+  deck ranks2-broken 200 "${integrators[0]}"
+  sed -i 's/every: 10, file/every: 1, file/' ranks2-broken.yaml
+  echo "cuda_aware_mpi: on" >> ranks2-broken.yaml
+  TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI=1 OMP_NUM_THREADS=1 "${mpi[@]}" -x TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI \
+    -np 2 "$dev" run ranks2-broken.yaml > ranks2-broken.out 2> ranks2-broken.err
+  check "broken CUDA-aware MPI: the run still exits 0" test $? -eq 0
+  check "broken CUDA-aware MPI: the self-test's failure is on stderr, once" \
+    test "$(grep -c '^tessera: halo self-test with CUDA-aware MPI failed ([1-9][0-9]* of [1-9][0-9]* ghost positions on rank 0 differ): falling back to host-staged$' ranks2-broken.err)" = 1
+  check "broken CUDA-aware MPI: the log says it fell back and the host-staged self-test passed" \
+    grep -Eq "^Halo       CUDA-aware MPI failed its self-test \(.*\), fell back; host-staged self-test passed" ranks2-broken.out
+  check "broken CUDA-aware MPI: after the fallback the thermo is the host-staged run's, bit for bit" \
+    cmp -s ranks2.csv ranks2-broken.csv
+
   deck ranks-split 100 "${integrators[1]}"
   OMP_NUM_THREADS=1 "${mpi[@]}" -np 2 "$dev" run ranks-split.yaml --restart auto > ranks-split-1.out 2>&1
   check "2 device ranks, first half: exit 0" test $? -eq 0

@@ -1,0 +1,45 @@
+#pragma once
+// A DeviceEngine that hands every call to the engine it wraps: tests derive
+// from it and override the calls they watch or disturb.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "run/device_engine.hpp"
+
+namespace tessera {
+
+class ForwardingEngine : public DeviceEngine {
+ public:
+  explicit ForwardingEngine(std::unique_ptr<DeviceEngine> e) : e_(std::move(e)) {}
+  std::string describe() const override { return e_->describe(); }
+  void upload(const AtomStore& a) override { e_->upload(a); }
+  void upload_positions(const AtomStore& a) override { e_->upload_positions(a); }
+  void upload_forces(const AtomStore& a) override { e_->upload_forces(a); }
+  void download(AtomStore& a) const override { e_->download(a); }
+  void download_list(NeighborList& l) const override { e_->download_list(l); }
+  void rebuild() override { e_->rebuild(); }
+  void build_in_place() override { e_->build_in_place(); }
+  void refresh_ghosts() override { e_->refresh_ghosts(); }
+  void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override { e_->build_list(sd, swaps); }
+  void refresh_halo(const SwapExchange& exchange) override { e_->refresh_halo(exchange); }
+  void set_halo_transport(HaloTransport t) override { e_->set_halo_transport(t); }
+  void compute_forces() override { e_->compute_forces(); }
+  void refresh_and_compute(const SwapExchange* exchange) override { e_->refresh_and_compute(exchange); }
+  HaloOverlap halo_overlap() override { return e_->halo_overlap(); }
+  long builds() const override { return e_->builds(); }
+  void set_builds(long n) override { e_->set_builds(n); }
+  double max_displacement_sq() const override { return e_->max_displacement_sq(); }
+  long first_bad_atom(double speed_sq) const override { return e_->first_bad_atom(speed_sq); }
+  ThermoSums sums() const override { return e_->sums(); }
+  AtomOps& ops() override { return e_->ops(); }
+  long long device_bytes_peak() const override { return e_->device_bytes_peak(); }
+  void mark_phase(int phase) override { e_->mark_phase(phase); }
+  std::vector<double> device_phase_seconds() override { return e_->device_phase_seconds(); }
+
+ private:
+  std::unique_ptr<DeviceEngine> e_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,72 @@
+// The local / non-local split (force_pipeline.hpp, refresh_and_compute): the
+// atoms with no ghost neighbour and the rest partition the local atoms, the
+// forces come out bit for bit as without the split, and the halo clock says
+// how much of the refresh ran during the inner forces (nothing, on Thrust's
+// OpenMP system, where the two run one after the other).
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "device_compare.hpp"
+#include "device_twin.hpp"
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+std::vector<int> host(const device::dvec<int>& d) {
+  std::vector<int> h(d.size());
+  thrust::copy(d.begin(), d.end(), h.begin());
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("Inner and outer atoms partition the locals, and the split forces are the unsplit ones, bit for bit",
+          "[device][overlap]") {
+  for_each_case([](auto& t, const char* name) {
+    t.rebuild();
+    const auto& nl = t.dev.list();
+    const std::vector<int> inner = host(nl.inner), outer = host(nl.outer);
+    const HostList rows = host_list(nl);
+    const int nlocal = t.dev.atoms().nlocal;
+    std::set<int> all(inner.begin(), inner.end());
+    all.insert(outer.begin(), outer.end());
+    CHECK(all.size() == static_cast<std::size_t>(nlocal));
+    CHECK(inner.size() + outer.size() == static_cast<std::size_t>(nlocal));
+    auto has_ghost = [&](int i) {
+      for (int k = 0; k < rows.count[i]; ++k)
+        if (rows.index[static_cast<std::size_t>(i) * rows.stride + k] >= nlocal) return true;
+      return false;
+    };
+    std::size_t wrong = 0;
+    for (int i : inner) wrong += has_ghost(i);
+    for (int i : outer) wrong += !has_ghost(i);
+    CHECK(wrong == 0);
+
+    // Between rebuilds: the ghosts move on the halo stream while the inner
+    // forces run, then the outer forces.
+    t.drift(0.02);
+    t.dev.refresh_ghosts_and_compute();
+    t.cpu.refresh_ghosts();
+    t.cpu.compute_forces();
+    const AtomStore split = t.device_atoms();
+    // The ghosts moved as the CPU's did, slot by slot.
+    CHECK(split.x == t.cpu.atoms.x);
+    CHECK(split.y == t.cpu.atoms.y);
+    CHECK(split.z == t.cpu.atoms.z);
+    CHECK(max_force_error(split, t.cpu.atoms) <= 1e-12);
+    // And every atom's sums are those of the unsplit loop on the same state.
+    t.dev.compute_forces();
+    const AtomStore again = t.device_atoms();
+    CHECK(split.fx == again.fx);
+    CHECK(split.fy == again.fy);
+    CHECK(split.fz == again.fz);
+    CHECK(split.pe == again.pe);
+    CHECK(split.virial == again.virial);
+    const device::HaloTimes h = t.dev.halo_times();
+    CHECK(h.halo > 0);
+    CHECK(h.hidden == 0);  // the OpenMP system runs the two in turn
+    fmt::print("overlap {}: {} inner and {} outer atoms of {}\n", name, inner.size(), outer.size(), nlocal);
+  });
+}

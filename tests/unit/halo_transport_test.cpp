@@ -1,0 +1,52 @@
+#include "comm/halo_transport.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace tessera;
+
+namespace {
+MpiCudaSupport said(MpiCudaSupport::State s) {
+  MpiCudaSupport m;
+  m.state = s;
+  m.how = "asked";
+  return m;
+}
+}  // namespace
+
+TEST_CASE("auto hands device buffers to MPI only when the library says it takes them", "[comm][transport]") {
+  using State = MpiCudaSupport::State;
+  const TransportChoice yes = choose_halo_transport("auto", said(State::kYes));
+  CHECK(yes.transport == HaloTransport::kCudaAware);
+  CHECK(yes.why == "cuda_aware_mpi: auto, and the library is CUDA-aware (asked)");
+  const TransportChoice no = choose_halo_transport("auto", said(State::kNo));
+  CHECK(no.transport == HaloTransport::kHostStaged);
+  CHECK(no.why == "cuda_aware_mpi: auto, and the library is not CUDA-aware (asked)");
+  // A library that cannot say is not trusted with device pointers: handing
+  // them to one that cannot take them crashes, which no self-test catches.
+  const TransportChoice unknown = choose_halo_transport("auto", said(State::kUnknown));
+  CHECK(unknown.transport == HaloTransport::kHostStaged);
+  CHECK(unknown.why == "cuda_aware_mpi: auto, and the library cannot say (asked)");
+}
+
+TEST_CASE("on and off are the user's word, whatever the library says", "[comm][transport]") {
+  using State = MpiCudaSupport::State;
+  for (State s : {State::kYes, State::kNo, State::kUnknown}) {
+    CHECK(choose_halo_transport("on", said(s)).transport == HaloTransport::kCudaAware);
+    CHECK(choose_halo_transport("off", said(s)).transport == HaloTransport::kHostStaged);
+    CHECK(choose_halo_transport("off", said(s)).why == "cuda_aware_mpi: off");
+  }
+  CHECK(choose_halo_transport("on", said(State::kNo)).why ==
+        "cuda_aware_mpi: on (forced although the library says it is not CUDA-aware: asked)");
+  CHECK(choose_halo_transport("on", said(State::kYes)).why == "cuda_aware_mpi: on (the library agrees: asked)");
+  CHECK_THROWS_AS(choose_halo_transport("maybe", said(State::kYes)), std::invalid_argument);
+  CHECK(std::string(to_string(HaloTransport::kHostStaged)) == "host-staged");
+  CHECK(std::string(to_string(HaloTransport::kCudaAware)) == "CUDA-aware MPI");
+}
+
+TEST_CASE("Without MPI running, the library's CUDA support is its build's answer", "[comm][transport]") {
+  // The unit tests never initialise MPI. Debian's Open MPI is built without
+  // CUDA and its <mpi-ext.h> says so.
+  const MpiCudaSupport s = mpi_cuda_support();
+  CHECK(s.state != MpiCudaSupport::State::kYes);
+  CHECK(!s.how.empty());
+}
