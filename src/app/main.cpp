@@ -1,10 +1,12 @@
 // tessera: command-line entry point. Turns exceptions into the documented
 // exit codes (docs/errors.md); everything else lives in the library.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include <omp.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -63,8 +65,11 @@ std::string why_no_gpu(const DeviceReport& r) {
 // The GPU this rank uses, or -1 for the CPU. `auto` takes a usable GPU,
 // else the CPU with a one-line notice; `cuda` without one is a bad-input
 // error. `from` names where the choice came from (the deck or --backend).
-// Ranks on a node share its usable GPUs by their local rank (gpu_binding.hpp).
-int choose_gpu(const std::string& wanted, const std::string& from, const Communicator& comm) {
+// Ranks on a node share its usable GPUs by their local rank, or the deck's
+// gpu_ids in turn (gpu_binding.hpp); a listed GPU this rank cannot use is a
+// bad-input error naming the key, the rank and the host.
+int choose_gpu(const Deck& deck, const std::string& from, const Communicator& comm) {
+  const std::string& wanted = deck.backend;
   if (wanted == "cpu") return -1;
   const DeviceReport r = probe_devices();
   std::vector<int> usable;
@@ -80,7 +85,20 @@ int choose_gpu(const std::string& wanted, const std::string& from, const Communi
     return -1;
   }
   const int local = launcher_local_rank().value_or(comm.rank());
-  return usable[static_cast<std::size_t>(gpu_for_local_rank(local, static_cast<int>(usable.size())))];
+  const int gpu = gpu_for_rank(local, usable, deck.gpu_ids);
+  std::string problem;
+  if (!deck.gpu_ids.empty() && std::find(usable.begin(), usable.end(), gpu) == usable.end()) {
+    std::string why = "this process sees no such GPU";
+    for (const DeviceInfo& d : r.devices)
+      if (d.index == gpu) why = fmt::format("GPU {} ({}) is not usable: {}", d.index, d.name, d.why_not);
+    problem = fmt::format("{}: rank {} (local rank {} on host {}) takes GPU {}, but {}; usable here: {}",
+                          deck.gpu_ids_at.str(), comm.rank(), local, comm.host(), gpu, why, fmt::join(usable, ", "));
+  }
+  // The first rank with a problem speaks for all (rank 0 prints it).
+  for (const std::vector<char>& p : comm.gather_to_root(std::vector<char>(problem.begin(), problem.end())))
+    if (problem.empty() && !p.empty()) problem.assign(p.begin(), p.end());
+  if (comm.max(problem.empty() ? 0 : 1) != 0) throw InputError(problem);
+  return gpu;
 }
 
 // `tessera info`: what this binary is and what it can run on here.
@@ -193,7 +211,7 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
     throw std::runtime_error("cannot silence stdout on rank > 0");
   Deck deck = load_with_overrides(path, threads, backend, precision, cuda_aware_mpi);
   if (talk.quiet) deck.thermo.screen = false;
-  const int gpu = choose_gpu(deck.backend, backend.empty() ? deck.path + ": backend" : std::string("--backend"), comm);
+  const int gpu = choose_gpu(deck, backend.empty() ? deck.path + ": backend" : std::string("--backend"), comm);
   Simulation sim(deck);  // every input check happens here, before any file is opened
   if (gpu >= 0) sim.use_device(make_device_engine(sim, gpu));
   // Rank 0 reads the checkpoints and sends the others their atoms; a

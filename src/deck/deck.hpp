@@ -184,6 +184,9 @@ struct Deck {
   std::string restart;                        // "" (fresh), "auto", or a checkpoint file
   std::array<int, 3> decomposition{0, 0, 0};  // ranks per axis; 0: chosen
   DeckLocation decomposition_at;
+  // The GPUs of a node, taken by local rank in turn (empty: every usable GPU).
+  std::vector<int> gpu_ids;
+  DeckLocation gpu_ids_at;
   LoadBalanceSpec load_balance;
   AnalysisSpec analysis;
 };

@@ -55,6 +55,7 @@ std::vector<std::string> build_table() {
       "run.max_walltime",
       "run.stop_margin",
       "decomposition",
+      "gpu_ids",
       "load_balance",
       "load_balance.every",
       "load_balance.threshold",

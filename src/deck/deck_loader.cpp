@@ -529,6 +529,17 @@ Deck parse_deck(const std::string& text, const std::string& path) {
       d.decomposition[k] = static_cast<int>(v);
     }
   }
+  if (top.has("gpu_ids")) {
+    const YAML::Node n = top.node("gpu_ids");
+    d.gpu_ids_at = top.where("gpu_ids");
+    if (!n.IsSequence() || n.size() == 0 || n.size() > 4096)
+      throw_at(d.gpu_ids_at, "expected a list of GPU indices, one per local rank in turn (e.g. [0, 1, 2, 3])");
+    for (std::size_t k = 0; k < n.size(); ++k) {
+      const long long v = to_integer(n[k], d.gpu_ids_at);
+      if (v < 0 || v > 1023) throw_at(d.gpu_ids_at, fmt::format("a GPU index is 0 .. 1023, got {}", v));
+      d.gpu_ids.push_back(static_cast<int>(v));
+    }
+  }
   if (top.has("load_balance")) {
     const YamlSection lb = top.section("load_balance");
     lb.only();

@@ -24,4 +24,10 @@ int gpu_for_local_rank(int local_rank, int visible) {
   return (local_rank < 0 ? 0 : local_rank) % visible;
 }
 
+int gpu_for_rank(int local_rank, const std::vector<int>& usable, const std::vector<int>& ids) {
+  const std::vector<int>& from = ids.empty() ? usable : ids;
+  const int k = gpu_for_local_rank(local_rank, static_cast<int>(from.size()));
+  return k < 0 ? -1 : from[static_cast<std::size_t>(k)];
+}
+
 }  // namespace tessera

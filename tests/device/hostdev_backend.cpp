@@ -4,6 +4,8 @@
 // Simulation, outputs and checkpoints exactly as on a GPU, in CI, which has
 // none (tests/e2e/device_backend.sh).
 //
+// TESSERA_HOSTDEV_GPUS=N reports N stand-in devices (default 1), all the
+// same OpenMP system, so GPU binding can be watched in the rank map.
 // TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI=1 makes its "CUDA-aware MPI" lose
 // every message (the receive buffer comes back zeroed, as from a library
 // that took the device pointer for something else), so the e2e test can
@@ -59,10 +61,14 @@ DeviceReport probe_devices() {
   DeviceReport r;
   r.cuda_built = true;
   r.runtime = "Thrust OpenMP device system (test build, no CUDA)";
-  DeviceInfo d;
-  d.index = 0;
-  d.name = "Thrust OpenMP host device";
-  r.devices.push_back(d);
+  const char* n = std::getenv("TESSERA_HOSTDEV_GPUS");
+  const int count = n ? std::max(1, std::atoi(n)) : 1;
+  for (int k = 0; k < count; ++k) {
+    DeviceInfo d;
+    d.index = k;
+    d.name = "Thrust OpenMP host device";
+    r.devices.push_back(d);
+  }
   return r;
 }
 

@@ -219,6 +219,23 @@ PY
   check "broken CUDA-aware MPI: after the fallback the thermo is the host-staged run's, bit for bit" \
     cmp -s ranks2.csv ranks2-broken.csv
 
+  # GPU binding (issue 5 item 4) with two stand-in devices: by local rank,
+  # or by the deck's gpu_ids in turn; a listed GPU a rank cannot have stops
+  # every rank with exit 2 before any work, naming the key, rank and GPU.
+  lj_deck bind.yaml --steps 10 --skin 0.3 --backend cuda
+  TESSERA_HOSTDEV_GPUS=2 OMP_NUM_THREADS=1 "${mpi[@]}" -x TESSERA_HOSTDEV_GPUS -np 2 "$dev" run bind.yaml > bind.out 2>&1
+  check "binding: local ranks 0 and 1 take GPUs 0 and 1" \
+    bash -c "grep -q '^  rank 0 -> host .* -> cuda, GPU 0 ' bind.out && grep -q '^  rank 1 -> host .* -> cuda, GPU 1 ' bind.out"
+  echo "gpu_ids: [1, 0]" >> bind.yaml
+  TESSERA_HOSTDEV_GPUS=2 OMP_NUM_THREADS=1 "${mpi[@]}" -x TESSERA_HOSTDEV_GPUS -np 2 "$dev" run bind.yaml > bind-ids.out 2>&1
+  check "binding: gpu_ids [1, 0] puts rank 0 on GPU 1 and rank 1 on GPU 0" \
+    bash -c "grep -q '^  rank 0 -> host .* -> cuda, GPU 1 ' bind-ids.out && grep -q '^  rank 1 -> host .* -> cuda, GPU 0 ' bind-ids.out"
+  sed -i 's/^gpu_ids: .*/gpu_ids: [0, 5]/' bind.yaml
+  TESSERA_HOSTDEV_GPUS=2 OMP_NUM_THREADS=1 "${mpi[@]}" -x TESSERA_HOSTDEV_GPUS -np 2 "$dev" run bind.yaml > bind-bad.out 2> bind-bad.err
+  check "binding: a GPU no rank can have is exit 2" test $? -eq 2
+  check "binding: the error names the deck line, the key, the rank, its host and the GPU" \
+    grep -q "^tessera: error: bind.yaml:[0-9]*:10: gpu_ids: rank 1 (local rank 1 on host .*) takes GPU 5, but this process sees no such GPU; usable here: 0, 1$" bind-bad.err
+
   deck ranks-split 100 "${integrators[1]}"
   OMP_NUM_THREADS=1 "${mpi[@]}" -np 2 "$dev" run ranks-split.yaml --restart auto > ranks-split-1.out 2>&1
   check "2 device ranks, first half: exit 0" test $? -eq 0

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <vector>
 
 #include "telemetry/gpu_binding.hpp"
 
@@ -28,4 +29,17 @@ TEST_CASE("the local rank comes from Slurm first, then Open MPI", "[gpu_binding]
   setenv("SLURM_LOCALID", "-1", 1);
   CHECK(launcher_local_rank() == 2);
   for (const char* n : names) unsetenv(n);
+}
+
+TEST_CASE("the deck's gpu_ids bind local ranks to the GPUs it lists, in turn", "[gpu_binding]") {
+  const std::vector<int> usable{0, 1, 2, 3};
+  // No list: the usable GPUs in turn (here the 2nd and 3rd are missing).
+  CHECK(gpu_for_rank(1, {0, 3}, {}) == 3);
+  CHECK(gpu_for_rank(2, {0, 3}, {}) == 0);
+  CHECK(gpu_for_rank(0, {}, {}) == -1);
+  // A list: its entries in turn, whatever is usable (the caller checks).
+  CHECK(gpu_for_rank(0, usable, {3, 2}) == 3);
+  CHECK(gpu_for_rank(1, usable, {3, 2}) == 2);
+  CHECK(gpu_for_rank(2, usable, {3, 2}) == 3);
+  CHECK(gpu_for_rank(5, usable, {7}) == 7);
 }
