@@ -26,6 +26,7 @@ struct ClusterPairForce {
   const std::uint8_t* jmask;
   int stride;
   int nlocal;
+  const int* rows;  // the rows to run (inner or outer), or null for all
   const typename Pot::Params* params;
   int type_stride;
   double* fx;
@@ -35,7 +36,7 @@ struct ClusterPairForce {
   double* virial;
 
   TESSERA_HD void operator()(int t) const {
-    const int r = t / kClusterSize;
+    const int r = rows ? rows[t / kClusterSize] : t / kClusterSize;
     const int slot = first[row_cluster[r]] + t % kClusterSize;
     if (slot >= first[row_cluster[r] + 1]) return;
     const int i = slot_atom[slot];

@@ -86,9 +86,34 @@ struct DeviceClusterList {
   dvec<int> count;        // per row: cluster pairs; may exceed stride only inside a build
   dvec<int> cj;           // [row * stride + k]: the other cluster
   dvec<std::uint8_t> jmask;  // its atoms within reach of the row cluster's box
+  // Rows whose listed atoms are all local (inner) and the rest (outer): the
+  // inner rows' forces need not wait for the halo (force_pipeline.hpp).
+  dvec<int> inner, outer;
 };
 
 namespace detail {
+
+// Whether row r reads a ghost: a listed cluster with a ghost among the
+// slots its mask lets through.
+struct RowReadsGhost {
+  const int* slot_atom;
+  const int* first;
+  const int* count;
+  const int* cj;
+  const std::uint8_t* jmask;
+  int stride;
+  int nlocal;
+  TESSERA_HD bool operator()(int r) const {
+    const long row = static_cast<long>(r) * stride;
+    for (int k = 0; k < count[r]; ++k) {
+      const unsigned m = jmask[row + k];
+      const int s0 = first[cj[row + k]];
+      for (int jj = 0; jj < kClusterSize; ++jj)
+        if ((m >> jj & 1u) && slot_atom[s0 + jj] >= nlocal) return true;
+    }
+    return false;
+  }
+};
 
 struct Key {
   ColumnGrid g;

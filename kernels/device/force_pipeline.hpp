@@ -80,23 +80,19 @@ class DeviceForcePipeline {
   // the compute stream while `refresh(halo_stream)` moves the ghosts on the
   // halo stream (periodic images, or the halo between ranks), then the rest
   // once it has landed. Each atom's sums are those of compute_forces(), bit
-  // for bit. A cluster list has no such split: refresh, then forces.
+  // for bit. A cluster list splits by rows: those that read no ghost first.
   template <class Refresh>
   void refresh_and_compute(Refresh&& refresh) {
-    if (list_.clustered) {
-      refresh(stream_);
-      compute_forces();
-      return;
-    }
+    const bool c = list_.clustered;
     positions_ready_.after(stream_, halo_stream_);  // the step's positions, before the forces are queued
     overlap_.interior_start();
-    pair_.compute_some(atoms_, list_, list_.inner, opt_.mixed);
+    pair_.compute_some(atoms_, list_, c ? list_.clusters.inner : list_.inner, opt_.mixed);
     overlap_.interior_end();
     overlap_.halo_start();
     refresh(halo_stream_);
     overlap_.halo_end();
     halo_landed_.after(halo_stream_, stream_);
-    pair_.compute_some(atoms_, list_, list_.outer, opt_.mixed);
+    pair_.compute_some(atoms_, list_, c ? list_.clusters.outer : list_.outer, opt_.mixed);
   }
   // One rank: the periodic images, overlapped as above.
   void refresh_ghosts_and_compute() {

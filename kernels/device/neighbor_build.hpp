@@ -91,8 +91,9 @@ struct HasGhostNeighbor {
     return false;
   }
 };
+template <class F>
 struct Not {
-  HasGhostNeighbor f;
+  F f;
   TESSERA_HD bool operator()(int i) const { return !f(i); }
 };
 
@@ -113,13 +114,21 @@ class DeviceNeighborBuilder {
     release(nl.outer);
     release(nl.clusters.cj);
     release(nl.clusters.jmask);
+    release(nl.clusters.inner);
+    release(nl.clusters.outer);
   }
 
   void build(const DeviceAtoms& a, const SubDomain& sd, double reach, DeviceNeighborList& nl) {
-    if (nl.clustered)
-      nl.grows += clusters_.build(a, sd, reach, nl.clusters);
-    else
+    if (nl.clustered) {
+      DeviceClusterList& c = nl.clusters;
+      nl.grows += clusters_.build(a, sd, reach, c);
+      partition(c.nrows,
+                detail::RowReadsGhost{raw(c.slot_atom), raw(c.first), raw(c.count), raw(c.cj), raw(c.jmask), c.stride,
+                                      a.nlocal},
+                c.inner, c.outer);
+    } else {
       build_rows(a, sd, reach, nl);
+    }
     const int nlocal = a.nlocal;
     for (dvec<double>* p : {&nl.x0, &nl.y0, &nl.z0}) resize_exact(*p, nlocal);
     thrust::copy(policy(stream_), a.x.begin(), a.x.begin() + nlocal, nl.x0.begin());
@@ -129,6 +138,17 @@ class DeviceNeighborBuilder {
   }
 
  private:
+  // [0, n) split by `is_outer` into `inner` and `outer`, each in order.
+  template <class F>
+  void partition(int n, const F& is_outer, dvec<int>& inner, dvec<int>& outer) {
+    for (auto* v : {&inner, &outer}) resize_exact(*v, n);
+    const auto counting = thrust::counting_iterator<int>(0);
+    const auto inner_end = thrust::copy_if(policy(stream_), counting, counting + n, inner.begin(), detail::Not<F>{is_outer});
+    inner.resize(inner_end - inner.begin());
+    const auto outer_end = thrust::copy_if(policy(stream_), counting, counting + n, outer.begin(), is_outer);
+    outer.resize(outer_end - outer.begin());
+  }
+
   void build_rows(const DeviceAtoms& a, const SubDomain& sd, double reach, DeviceNeighborList& nl) {
     double lo[3], hi[3];
     for (int d = 0; d < 3; ++d) {
@@ -158,13 +178,7 @@ class DeviceNeighborBuilder {
       nl.stride = needed + needed / 8 + 8;
       ++nl.grows;
     }
-    const detail::HasGhostNeighbor outer{raw(nl.index), raw(nl.count), nl.stride, nlocal};
-    for (auto* v : {&nl.inner, &nl.outer}) resize_exact(*v, nlocal);
-    const auto counting = thrust::counting_iterator<int>(0);
-    const auto inner_end = thrust::copy_if(policy(stream_), counting, counting + nlocal, nl.inner.begin(), detail::Not{outer});
-    nl.inner.resize(inner_end - nl.inner.begin());
-    const auto outer_end = thrust::copy_if(policy(stream_), counting, counting + nlocal, nl.outer.begin(), outer);
-    nl.outer.resize(outer_end - nl.outer.begin());
+    partition(nlocal, detail::HasGhostNeighbor{raw(nl.index), raw(nl.count), nl.stride, nlocal}, nl.inner, nl.outer);
   }
 
   DeviceStream stream_;

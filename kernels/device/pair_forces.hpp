@@ -47,26 +47,28 @@ class DevicePairForces {
     else
       run<double>(a, nl, nullptr);
   }
-  // Rows only: the atoms of `atoms` (nl.inner or nl.outer); each atom's sums
-  // are the same bits as in compute(), whatever the split.
-  void compute_some(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>& atoms, bool mixed) const {
+  // Only the atoms of `some`: nl.inner or nl.outer (local atoms), or for a
+  // cluster list nl.clusters.inner or .outer (rows). Each atom's sums are
+  // the same bits as in compute(), whatever the split.
+  void compute_some(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>& some, bool mixed) const {
     if (mixed)
-      run<float>(a, nl, &atoms);
+      run<float>(a, nl, &some);
     else
-      run<double>(a, nl, &atoms);
+      run<double>(a, nl, &some);
   }
 
  private:
   template <class Real>
   void run(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some) const {
     if (nl.clustered) {
-      if (some) throw std::logic_error("DevicePairForces: a cluster list has no inner and outer atoms");
       const DeviceClusterList& c = nl.clusters;
       const ClusterPairForce<Pot, Real> f{raw(a.x),       raw(a.y),        raw(a.z),      raw(a.type),  raw(c.slot_atom),
                                           raw(c.first),   raw(c.row_cluster), raw(c.count), raw(c.cj),   raw(c.jmask),
-                                          c.stride,       a.nlocal,        raw(params_),  type_stride_, raw(a.fx),
-                                          raw(a.fy),      raw(a.fz),       raw(a.pe),     raw(a.virial)};
-      for_each_index(stream_, c.nrows * kClusterSize, f);
+                                          c.stride,       a.nlocal,        some ? raw(*some) : nullptr,
+                                          raw(params_),   type_stride_,    raw(a.fx),     raw(a.fy),    raw(a.fz),
+                                          raw(a.pe),      raw(a.virial)};
+      const int rows = some ? static_cast<int>(some->size()) : c.nrows;
+      for_each_index(stream_, rows * kClusterSize, f);
       return;
     }
     PairForce<Pot, Real> f;

@@ -28,7 +28,9 @@ namespace {
 //    binned positions of every atom (32);
 //  - clusters: 5 bytes per cluster pair, about 55 bytes per local atom at
 //    the LJ melt's 78 neighbours (measured), scaled by the neighbours; the
-//    slot map (4 per atom) and, at a build, the cluster boxes (about 6.6).
+//    slot map (4 per atom), the inner/outer row split (8 bytes per row,
+//    about 1.3 per atom at 6 atoms per row) and, at a build, the cluster
+//    boxes (about 6.6).
 constexpr double kAtomBytes = 112 + 24;
 constexpr double kGhostBytes = 36 + 7;
 
@@ -37,7 +39,7 @@ constexpr double kGhostBytes = 36 + 7;
 DeviceBytes estimated_device_bytes(const std::string& layout, double local, double ghost, double neighbours) {
   DeviceBytes b;
   if (layout == "clusters") {
-    b.per_local = kAtomBytes + 2 + 4 + 6.6;
+    b.per_local = kAtomBytes + 2 + 4 + 1.3 + 6.6;
     b.list_per_local = 55.0 * neighbours / 78.0;
     b.per_ghost = kGhostBytes + 4 + 6.6;
   } else {
