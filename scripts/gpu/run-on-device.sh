@@ -12,7 +12,8 @@
 # helper's worktree), or set BUNDLE_DIR to that checkout's .device/bundle.
 #
 # Environment: TESSERA_BUILD_DIR (default build/), JOBS (default 2),
-# BUNDLE_DIR (default .device/bundle), BUNDLE_LIMIT_MIB (default 60),
+# BUNDLE_DIR (default .device/bundle), BUNDLE_LIMIT_MIB (default 60, the
+# packed size),
 # SKIP_BUILD=1 to pack what is already built.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -54,6 +55,32 @@ if ldd "$tessera" "$gpu_tests" | grep -q "not found"; then
   echo "run-on-device: a library is not found here:" >&2
   ldd "$tessera" "$gpu_tests" | grep "not found" >&2
   exit 1
+fi
+
+# Open MPI's launcher with its plugins and help files, for the runs of
+# several ranks sharing the GPU: the device machine has no MPI. Open MPI
+# finds them under OPAL_PREFIX (device-run.sh sets it to mpi/ here) at the
+# paths it was built with, the prefix (/usr) replaced. Checked here with the
+# system's copies moved away: only PMIx's optional compression plugin is
+# then missing, which device-run.sh silences.
+if mpirun_bin=$(readlink -f "$(command -v mpirun 2>/dev/null)") && [[ -x $mpirun_bin ]] && command -v ompi_info >/dev/null; then
+  mpi_path() { ompi_info --path "$1" 2>/dev/null | sed -n 's/^ *[A-Za-z_]*: *//p' | head -1; }
+  prefix=$(mpi_path prefix)
+  mkdir -p "$bundle/mpi/bin"
+  cp "$mpirun_bin" "$bundle/mpi/bin/mpirun"
+  for d in "$(mpi_path pkglibdir)" "$(mpi_path pkgdatadir)"; do
+    [[ -d $d && $d == "$prefix"/* ]] || { echo "run-on-device: Open MPI folder $d is not under $prefix" >&2; exit 1; }
+    mkdir -p "$bundle/mpi/$(dirname "${d#"$prefix"/}")"
+    cp -r "$d" "$bundle/mpi/${d#"$prefix"/}"
+  done
+  for f in "$bundle/mpi/bin/mpirun" $(find "$bundle/mpi" -name '*.so'); do
+    ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+  done | sort -u | while read -r name path; do
+    if [[ $name =~ $skip || -e $bundle/lib/$name ]]; then continue; fi
+    cp -L "$path" "$bundle/lib/$name"
+  done
+else
+  echo "run-on-device: no Open MPI here (mpirun, ompi_info): the bundle has no launcher, the multi-rank steps will not run" >&2
 fi
 
 # The LAMMPS melts the device tests read. Their path is compiled in
@@ -129,9 +156,17 @@ done | sort -V | tail -1)
   (cd "$bundle" && find . -type f ! -path './compute-sanitizer/*' | sort | xargs du -k | awk '{printf "  %6d KiB  %s\n", $1, $2}')
 } >"$bundle/MANIFEST.txt"
 
+# Packed: the CUDA fatbins and the libraries shrink to about a third, and
+# device-run.sh unpacks them on the device machine before anything runs.
+unpacked_mib=$(du -sm "$bundle" | cut -f1)
+payload=$(mktemp "${TMPDIR:-/tmp}/tessera-payload.XXXXXX")
+tar -czf "$payload" -C "$bundle" --exclude=./device-run.sh --exclude=./MANIFEST.txt .
+find "$bundle" -mindepth 1 -maxdepth 1 ! -name device-run.sh ! -name MANIFEST.txt -exec rm -rf {} +
+chmod 644 "$payload"
+mv "$payload" "$bundle/payload.tar.gz"
 mib=$(du -sm "$bundle" | cut -f1)
 bytes=$(du -sb "$bundle" | cut -f1)
-echo "bundle: $bundle, $mib MiB ($bytes bytes), $(find "$bundle" -type f | wc -l) files"
+echo "bundle: $bundle, $mib MiB packed ($bytes bytes; $unpacked_mib MiB unpacked)"
 echo "compute-sanitizer: $sanitizer_note"
 if ((mib > limit_mib)); then
   echo "run-on-device: the bundle is over $limit_mib MiB; the device tool carries at most 64 MiB with the tree" >&2
