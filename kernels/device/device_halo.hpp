@@ -67,10 +67,15 @@ class DeviceHalo {
       send_[k].assign(swaps[k].send.begin(), swaps[k].send.end());
       // Buffers per swap, sized here: nothing is allocated while the halo
       // and the forces run on their two streams.
-      const std::size_t n_out = 3 * swaps[k].send.size(), n_in = 3 * static_cast<std::size_t>(swaps[k].count);
+      // A swap to this rank itself unpacks straight from its packed buffer:
+      // no receive buffer, no host copies, no message.
+      const bool self = swaps[k].self;
+      const std::size_t n_out = 3 * swaps[k].send.size(), n_in = self ? 0 : 3 * static_cast<std::size_t>(swaps[k].count);
+      if (self && swaps[k].count != swaps[k].send.size())
+        throw std::logic_error("device halo: a swap to this rank itself receives what it sends");
       resize_exact(out_[k], n_out);
       resize_exact(in_[k], n_in);
-      host_out_[k].resize(n_out);
+      host_out_[k].resize(self ? 0 : n_out);
       host_in_[k].resize(n_in);
     }
   }
@@ -84,7 +89,9 @@ class DeviceHalo {
       const int n = static_cast<int>(s.send.size());
       for_each_index(on, n,
                      detail::PackHalo{raw(send_[k]), s.dim, s.shift, raw(a.x), raw(a.y), raw(a.z), raw(out_[k])});
-      if (transport_ == HaloTransport::kCudaAware) {
+      if (s.self) {
+        // nothing to send: the packed buffer is what arrives
+      } else if (transport_ == HaloTransport::kCudaAware) {
         synchronize(on);  // MPI reads the packed buffer from here on
         exchange(k, raw(out_[k]), raw(in_[k]));
       } else {
@@ -92,8 +99,9 @@ class DeviceHalo {
         exchange(k, host_out_[k].data(), host_in_[k].data());
         copy_to_device(on, host_in_[k].data(), in_[k]);  // pinned host -> device: the ghosts' positions
       }
+      const double* arrived = raw(s.self ? out_[k] : in_[k]);
       for_each_index(on, static_cast<int>(s.count),
-                     detail::UnpackHalo{raw(in_[k]), static_cast<int>(s.first), raw(a.x), raw(a.y), raw(a.z)});
+                     detail::UnpackHalo{arrived, static_cast<int>(s.first), raw(a.x), raw(a.y), raw(a.z)});
     }
   }
 

@@ -130,10 +130,12 @@ void Communicator::sendrecv(int to, const std::vector<char>& out, int from, std:
 
 void Communicator::sendrecv_doubles(int to, const double* out, std::size_t n_out, int from, double* in,
                                     std::size_t n_in) const {
-  if (!mpi_ || (to == rank_ && from == rank_)) {
+  if (!mpi_) {
     if (n_in != n_out)
       throw std::runtime_error(fmt::format("halo: {} values sent to this rank itself, {} expected", n_out, n_in));
-    // Host memory only: with one rank no device transport is chosen.
+    // Host memory only: without MPI no device transport is chosen. With MPI
+    // a message to this rank itself goes through MPI too, which (when
+    // CUDA-aware) can read device buffers where memcpy cannot.
     if (n_out > 0) std::memcpy(in, out, n_out * sizeof(double));
     return;
   }

@@ -52,7 +52,10 @@ class Communicator {
   // Seconds this rank has spent blocked until other ranks arrived: in the
   // size handshake that opens every sendrecv (8 bytes, so the time is the
   // partner's lateness, not transfer) and in the small collectives, whose
-  // cost is the last rank's arrival. The payload transfer is not counted.
+  // cost is the last rank's arrival. The payload transfer is not counted,
+  // nor is sendrecv_doubles (the device halo, which has no handshake: its
+  // whole time, waiting included, is the halo stream's, in the summary's
+  // Halo row).
   const double& waited_seconds() const { return waited_; }
   // Ends every rank with this exit code (an MPI job cannot exit cleanly
   // from one rank alone).

@@ -53,6 +53,7 @@ void HaloExchange::build(AtomStore& a, const SubDomain& sd, double reach) {
       s.dir = dir;
       s.to = neighbour(d, dir);
       s.from = neighbour(d, -dir);
+      s.self = s.to == comm_->rank() && s.from == comm_->rank();
       // Crossing the periodic boundary: what goes down from the bottom cell
       // arrives at the top, one box length up (and the reverse).
       if (dir < 0 && cell_[d] == 0) s.shift = len;

@@ -36,6 +36,9 @@ class HaloExchange {
     int dim = 0, dir = 0;
     int to = 0, from = 0;
     double shift = 0;  // added to coordinate `dim` of what is sent
+    // To and from this rank (an axis with one rank): a periodic copy that a
+    // device keeps on the device, with no message.
+    bool self = false;
     std::vector<int> send;
     std::size_t first = 0, count = 0;  // where the received ghosts sit
   };

@@ -210,8 +210,11 @@ void Simulation::check_halo_transport() {
     }
     const long long ghosts = comm_.sum(static_cast<long long>(n));
     if (comm_.sum(wrong) == 0) {
-      transport_report_ = fmt::format("{}{} self-test passed: {} ghost positions ({} swaps per rank) came back bit for bit",
-                                      fell_back, to_string(transport_.transport), ghosts, halo_.swaps().size());
+      std::size_t messages = 0;
+      for (const HaloExchange::Swap& w : halo_.swaps()) messages += !w.self;
+      transport_report_ = fmt::format(
+          "{}{} self-test passed: {} ghost positions ({} swaps per rank, {} of them messages) came back bit for bit",
+          fell_back, to_string(transport_.transport), ghosts, halo_.swaps().size(), messages);
       return;
     }
     const std::string said = comm_.broadcast_text(failure.empty() ? std::string() : failure);

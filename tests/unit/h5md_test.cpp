@@ -365,7 +365,7 @@ TEST_CASE("a half-written frame left by a killed run is dropped on resume", "[h5
   CHECK(r.sample<double>("particles/all/position/value", 2) == FrameData(20).position);
 }
 
-TEST_CASE("resume creates a missing trajectory; a fresh run truncates an existing one", "[h5md]") {
+TEST_CASE("resume creates a missing trajectory, and a fresh run truncates an existing one", "[h5md]") {
   Scratch scratch("create");
   const std::string path = scratch.file("traj.h5");
   const TrajectorySpec spec = all_fields(path);
