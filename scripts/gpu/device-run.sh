@@ -12,9 +12,9 @@
 #   gpu-tests.log       tessera_gpu_tests, all test cases
 #   memcheck.log        the same under compute-sanitizer --tool memcheck
 #   racecheck.log       a subset under compute-sanitizer --tool racecheck
-#   run-cuda-32k.log    tessera run lj-melt.yaml --backend cuda (32,000 atoms),
+#   run-32k.log         tessera run lj-melt.yaml --backend cuda (32,000 atoms),
 #                       double then --precision mixed
-#   run-cpu-32k.log     the same deck, --backend cpu, for comparison
+#                       and the same deck --backend cpu, for comparison
 #   run-cuda-clusters.log the 2M and 16M melts, mixed, neighbor.layout: clusters
 #   run-cuda-2m-16m.log lj-melt-2m.yaml and lj-melt-16m.yaml --backend cuda
 #                       (2,048,000 and 16,384,000 atoms), both precisions,
@@ -169,18 +169,18 @@ thermo() {
     rm -f "$1"
   fi
 }
-step "run lj-melt.yaml --backend cuda (32,000 atoms)" 60 "$OUT/run-cuda-32k.log" \
+step "run lj-melt.yaml --backend cuda (32,000 atoms)" 60 "$OUT/run-32k.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cuda
-thermo lj-melt.thermo.csv "$OUT/run-cuda-32k.log"
-step "run lj-melt.yaml --backend cuda --precision mixed (32,000 atoms)" 60 "$OUT/run-cuda-32k.log" \
+thermo lj-melt.thermo.csv "$OUT/run-32k.log" cuda
+step "run lj-melt.yaml --backend cuda --precision mixed (32,000 atoms)" 60 "$OUT/run-32k.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cuda --precision mixed
-thermo lj-melt.thermo.csv "$OUT/run-cuda-32k.log" mixed
-step "run lj-melt.yaml --backend cpu (32,000 atoms, $(nproc) cores)" 60 "$OUT/run-cpu-32k.log" \
+thermo lj-melt.thermo.csv "$OUT/run-32k.log" "cuda mixed"
+step "run lj-melt.yaml --backend cpu (32,000 atoms, $(nproc) cores)" 60 "$OUT/run-32k.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cpu
-thermo lj-melt.thermo.csv "$OUT/run-cpu-32k.log"
+thermo lj-melt.thermo.csv "$OUT/run-32k.log" cpu
 step "run lj-melt-2m.yaml --backend cuda (2,048,000 atoms)" 120 "$OUT/run-cuda-2m-16m.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda
