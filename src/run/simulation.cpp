@@ -217,8 +217,9 @@ void Simulation::check_halo_transport() {
           fell_back, to_string(transport_.transport), ghosts, halo_.swaps().size(), messages);
       return;
     }
-    const std::string said = comm_.broadcast_text(failure.empty() ? std::string() : failure);
-    const std::string what = failure.empty() ? (said.empty() ? "another rank's ghosts differ" : said) : failure;
+    // This rank's failure, else rank 0's, else a word that another rank's differ.
+    const std::string said = comm_.broadcast_text(failure);
+    const std::string what = !failure.empty() ? failure : !said.empty() ? said : "another rank's ghosts differ";
     if (transport_.transport != HaloTransport::kCudaAware)
       throw SimulationError(fmt::format("halo self-test at step {} failed with the {} transport: {}", step_,
                                         to_string(transport_.transport), what));
