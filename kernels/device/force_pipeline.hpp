@@ -64,9 +64,19 @@ class DeviceForcePipeline {
     ghosts_.build(atoms_, sd_, reach_);
     builder_.build(atoms_, sd_, reach_, list_);
   }
-  // The list of the locals and ghosts as uploaded (their ghosts made by the
-  // host's halo exchange), over sub-box `sd`.
+  // Several ranks, between migration (device_migration.hpp) and the halo
+  // build: the locals back into the box, then in cell order over sub-box
+  // `sd`, as Simulation::rebuild does on the host. The old list's pairs go
+  // first, so they are not held beside the sort's scratch.
+  void wrap() {
+    DeviceNeighborBuilder::drop_pairs(list_);
+    ghosts_.wrap(atoms_, sd_.global);
+  }
+  void sort(const SubDomain& sd) { sorter_.sort(atoms_, sd, 0.5 * reach_); }
   double reach() const { return reach_; }
+  // The list of the locals and ghosts as uploaded (their ghosts made by the
+  // host's halo exchange), or as device_migration.hpp made them, over
+  // sub-box `sd`.
   void build_list(const SubDomain& sd) {
     sd_ = sd;
     builder_.build(atoms_, sd_, reach_, list_);

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "device/device_atom_ops.hpp"
 #include "device/device_halo.hpp"
+#include "device/device_migration.hpp"
 #include "device/force_pipeline.hpp"
 #include "device/phase_timeline.hpp"
 #include "potentials/pair_style_impl.hpp"
@@ -51,6 +52,8 @@ class PipelineEngine final : public DeviceEngine {
               dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), options(sim), s, halo),
         ops_(pipe_.atoms(), pipe_.stream()),
         halo_(pipe_.stream()),
+        migration_(pipe_.atoms(), pipe_.stream()),
+        checked_(migration_),
         timeline_(pipe_.stream(), static_cast<int>(Phase::kCount)) {}
 
   std::string describe() const override { return description_; }
@@ -86,8 +89,16 @@ class PipelineEngine final : public DeviceEngine {
   void build_in_place() override { TESSERA_DEVICE_CALL("neighbour list build", pipe_.build_in_place()); }
   void refresh_ghosts() override { TESSERA_DEVICE_CALL("ghost refresh", pipe_.refresh_ghosts()); }
   void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override {
+    migration_.release_scratch();
     TESSERA_DEVICE_CALL("neighbour list build", (pipe_.build_list(sd), halo_.set(swaps)));
   }
+  // HaloExchange calls these through the host's messages; a device error
+  // names the device step all the same.
+  HaloAtoms& halo_atoms() override { return checked_; }
+  void wrap() override { TESSERA_DEVICE_CALL("wrap into the box", pipe_.wrap()); }
+  void sort(const SubDomain& sd) override { TESSERA_DEVICE_CALL("spatial sort", pipe_.sort(sd)); }
+  std::size_t nlocal() const override { return static_cast<std::size_t>(pipe_.atoms().nlocal); }
+  IdSums local_id_sums() const override { return TESSERA_DEVICE_CALL("id checksums", migration_.local_id_sums()); }
   void refresh_halo(const SwapExchange& exchange) override {
     TESSERA_DEVICE_CALL("halo refresh", halo_.refresh(pipe_.atoms(), exchange));
   }
@@ -129,7 +140,33 @@ class PipelineEngine final : public DeviceEngine {
   std::string description_;
   DeviceForcePipeline<Pot> pipe_;
   DeviceAtomOps ops_;
+  // Each call of HaloAtoms through TESSERA_DEVICE_CALL.
+  class CheckedHaloAtoms final : public HaloAtoms {
+   public:
+    explicit CheckedHaloAtoms(DeviceHaloAtoms& d) : d_(d) {}
+    std::size_t nlocal() const override { return d_.nlocal(); }
+    std::size_t nall() const override { return d_.nall(); }
+    void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
+                     GhostRecords& out) override {
+      TESSERA_DEVICE_CALL("halo build", d_.pick_ghosts(d, dir, bound, n, shift, picked, out));
+    }
+    void add_ghosts(const GhostRecords& in) override { TESSERA_DEVICE_CALL("halo build", d_.add_ghosts(in)); }
+    void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override {
+      TESSERA_DEVICE_CALL("halo build", d_.image_ghosts(d, dir, bound, n, shift, picked));
+    }
+    void drop_ghosts() override { TESSERA_DEVICE_CALL("migration", d_.drop_ghosts()); }
+    void take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) override {
+      TESSERA_DEVICE_CALL("migration", d_.take_leavers(d, lo, hi, below, above));
+    }
+    void add_locals(const AtomStore& arrived) override { TESSERA_DEVICE_CALL("migration", d_.add_locals(arrived)); }
+
+   private:
+    DeviceHaloAtoms& d_;
+  };
+
   DeviceHalo halo_;
+  DeviceHaloAtoms migration_;
+  CheckedHaloAtoms checked_;
   PhaseTimeline timeline_;
 };
 

@@ -270,10 +270,10 @@ fi
     printf '%s\n' "${thermo_rows[@]}"
     echo
   fi
-  halo=$(grep -h -E '^(== mpirun|== run lj-melt-2m|Performance:|Halo exchange hidden|Halo       )' \
+  halo=$(grep -h -E '^(== mpirun|== run lj-melt-2m|Performance:|Halo exchange hidden|Halo       |Rebuilds on the)' \
     "$OUT/run-cuda-2m-16m.log" 2>/dev/null | grep -v ': exit ' | sed 's/ (at most [0-9]* s):.*//')
   if [[ -n $halo ]]; then
-    echo "The halo on the GPU (the 2M melt; its transport, self-test and hidden part per run):"
+    echo "The halo on the GPU (the 2M melt; its transport, self-test, hidden part and rebuild traffic per run):"
     echo
     echo '```'
     echo "$halo"

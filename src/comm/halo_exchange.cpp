@@ -39,9 +39,16 @@ int HaloExchange::neighbour(int dim, int dir) const {
 }
 
 void HaloExchange::build(AtomStore& a, const SubDomain& sd, double reach) {
+  HostHaloAtoms host(a);
+  build(host, sd, reach);
+}
+
+void HaloExchange::build(HaloAtoms& a, const SubDomain& sd, double reach) {
   swaps_.clear();
-  a.resize_ghosts(0);
+  a.drop_ghosts();
   std::vector<char> out, in;
+  GhostRecords picked, arrived;
+  constexpr std::size_t rec = sizeof(AtomId) + sizeof(int) + 3 * sizeof(double);
   for (int d = 0; d < 3; ++d) {
     const double len = sd.global.length(d);
     // Only atoms present before this axis's swaps: what came in from below
@@ -58,28 +65,34 @@ void HaloExchange::build(AtomStore& a, const SubDomain& sd, double reach) {
       // arrives at the top, one box length up (and the reverse).
       if (dir < 0 && cell_[d] == 0) s.shift = len;
       if (dir > 0 && cell_[d] == grid_.n[d] - 1) s.shift = -len;
+      const double bound = dir < 0 ? sd.lo[d] + reach : sd.hi[d] - reach;
+      s.first = a.nall();
+      if (s.self) {
+        // What a message to itself would bring back, made in place.
+        a.image_ghosts(d, dir, bound, nfirst, s.shift, s.send);
+        s.count = s.send.size();
+        swaps_.push_back(std::move(s));
+        continue;
+      }
+      a.pick_ghosts(d, dir, bound, nfirst, s.shift, s.send, picked);
       out.clear();
-      for (std::size_t i = 0; i < nfirst; ++i) {
-        const double v = coord(a, d, i);
-        if (dir < 0 ? v < sd.lo[d] + reach : v >= sd.hi[d] - reach) {
-          s.send.push_back(static_cast<int>(i));
-          put<AtomId>(out, a.id[i]);
-          put<int>(out, a.type[i]);
-          for (int e = 0; e < 3; ++e) put<double>(out, coord(a, e, i) + (e == d ? s.shift : 0.0));
-        }
+      out.reserve(picked.size() * rec);
+      for (std::size_t k = 0; k < picked.size(); ++k) {
+        put<AtomId>(out, picked.id[k]);
+        put<int>(out, picked.type[k]);
+        for (int e = 0; e < 3; ++e) put<double>(out, picked.pos[3 * k + e]);
       }
       comm_->sendrecv(s.to, out, s.from, in);
-      constexpr std::size_t rec = sizeof(AtomId) + sizeof(int) + 3 * sizeof(double);
-      s.first = a.nall();
       s.count = in.size() / rec;
-      a.resize_ghosts(a.nghost + s.count);
+      arrived.resize(s.count);
       std::size_t at = 0;
       for (std::size_t k = 0; k < s.count; ++k) {
-        const std::size_t g = s.first + k;
-        a.id[g] = take<AtomId>(in, at);
-        a.type[g] = take<int>(in, at);
-        for (int e = 0; e < 3; ++e) coord(a, e, g) = take<double>(in, at);
+        arrived.id[k] = take<AtomId>(in, at);
+        arrived.type[k] = take<int>(in, at);
+        for (int e = 0; e < 3; ++e) arrived.pos[3 * k + e] = take<double>(in, at);
       }
+      a.add_ghosts(arrived);
+      records_moved_ += static_cast<long long>(picked.size() + arrived.size());
       swaps_.push_back(std::move(s));
     }
   }
@@ -116,52 +129,52 @@ void HaloExchange::update_positions(AtomStore& a) const {
 }
 
 void HaloExchange::migrate(AtomStore& a, const SubDomain& sd) const {
-  a.resize_ghosts(0);
-  std::vector<char> out_lo, out_hi, in;
+  HostHaloAtoms host(a);
+  migrate(host, sd);
+}
+
+void HaloExchange::migrate(HaloAtoms& a, const SubDomain& sd) const {
+  a.drop_ghosts();
+  std::vector<char> out, in;
+  constexpr std::size_t rec = sizeof(AtomId) + sizeof(int) + 6 * sizeof(double) + 3 * sizeof(int);
   for (int d = 0; d < 3; ++d) {
     if (grid_.n[d] == 1) continue;
-    out_lo.clear();
-    out_hi.clear();
-    std::size_t kept = 0;
+    AtomStore leavers[2];  // below the sub-box, above it
+    a.take_leavers(d, sd.lo[d], sd.hi[d], leavers[0], leavers[1]);
     const double width = sd.hi[d] - sd.lo[d];
-    for (std::size_t i = 0; i < a.nlocal; ++i) {
-      const double v = coord(a, d, i);
-      std::vector<char>* out = v < sd.lo[d] ? &out_lo : (v >= sd.hi[d] ? &out_hi : nullptr);
-      if (!out) {
-        if (kept != i) {
-          a.id[kept] = a.id[i];
-          a.type[kept] = a.type[i];
-          a.x[kept] = a.x[i], a.y[kept] = a.y[i], a.z[kept] = a.z[i];
-          a.vx[kept] = a.vx[i], a.vy[kept] = a.vy[i], a.vz[kept] = a.vz[i];
-          a.ix[kept] = a.ix[i], a.iy[kept] = a.iy[i], a.iz[kept] = a.iz[i];
-        }
-        ++kept;
-        continue;
+    for (const AtomStore& l : leavers)
+      for (std::size_t i = 0; i < l.nlocal; ++i) {
+        const double v = d == 0 ? l.x[i] : (d == 1 ? l.y[i] : l.z[i]);
+        if (v < sd.lo[d] - width || v >= sd.hi[d] + width)
+          throw SimulationError(
+              fmt::format("rank {}: atom {} at {:.10g} along {} left its sub-box [{:.10g}, {:.10g}) by "
+                          "more than a neighbour's width; it cannot be handed over",
+                          comm_->rank(), l.id[i], v, "xyz"[d], sd.lo[d], sd.hi[d]));
       }
-      if (v < sd.lo[d] - width || v >= sd.hi[d] + width)
-        throw SimulationError(
-            fmt::format("rank {}: atom {} at {:.10g} along {} left its sub-box [{:.10g}, {:.10g}) by "
-                        "more than a neighbour's width; it cannot be handed over",
-                        comm_->rank(), a.id[i], v, "xyz"[d], sd.lo[d], sd.hi[d]));
-      put<AtomId>(*out, a.id[i]);
-      put<int>(*out, a.type[i]);
-      for (double q : {a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i]}) put<double>(*out, q);
-      for (int q : {a.ix[i], a.iy[i], a.iz[i]}) put<int>(*out, q);
-    }
-    a.resize_local(kept);  // keeps the first `kept` entries
     for (int dir = -1; dir <= 1; dir += 2) {
-      comm_->sendrecv(neighbour(d, dir), dir < 0 ? out_lo : out_hi, neighbour(d, -dir), in);
-      constexpr std::size_t rec = sizeof(AtomId) + sizeof(int) + 6 * sizeof(double) + 3 * sizeof(int);
-      const std::size_t n = in.size() / rec, base = a.nlocal;
-      a.resize_local(base + n);
-      std::size_t at = 0;
-      for (std::size_t k = base; k < base + n; ++k) {
-        a.id[k] = take<AtomId>(in, at);
-        a.type[k] = take<int>(in, at);
-        a.x[k] = take<double>(in, at), a.y[k] = take<double>(in, at), a.z[k] = take<double>(in, at);
-        a.vx[k] = take<double>(in, at), a.vy[k] = take<double>(in, at), a.vz[k] = take<double>(in, at);
-        a.ix[k] = take<int>(in, at), a.iy[k] = take<int>(in, at), a.iz[k] = take<int>(in, at);
+      const AtomStore& l = leavers[dir < 0 ? 0 : 1];
+      out.clear();
+      out.reserve(l.nlocal * rec);
+      for (std::size_t i = 0; i < l.nlocal; ++i) {
+        put<AtomId>(out, l.id[i]);
+        put<int>(out, l.type[i]);
+        for (double q : {l.x[i], l.y[i], l.z[i], l.vx[i], l.vy[i], l.vz[i]}) put<double>(out, q);
+        for (int q : {l.ix[i], l.iy[i], l.iz[i]}) put<int>(out, q);
       }
+      comm_->sendrecv(neighbour(d, dir), out, neighbour(d, -dir), in);
+      AtomStore arrived;
+      const std::size_t n = in.size() / rec;
+      arrived.resize_local(n);
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        arrived.id[k] = take<AtomId>(in, at);
+        arrived.type[k] = take<int>(in, at);
+        arrived.x[k] = take<double>(in, at), arrived.y[k] = take<double>(in, at), arrived.z[k] = take<double>(in, at);
+        arrived.vx[k] = take<double>(in, at), arrived.vy[k] = take<double>(in, at), arrived.vz[k] = take<double>(in, at);
+        arrived.ix[k] = take<int>(in, at), arrived.iy[k] = take<int>(in, at), arrived.iz[k] = take<int>(in, at);
+      }
+      a.add_locals(arrived);
+      records_moved_ += static_cast<long long>(l.nlocal + arrived.nlocal);
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "atoms/atom_store.hpp"
+#include "comm/halo_atoms.hpp"
 #include "comm/communicator.hpp"
 #include "domain/box.hpp"
 #include "domain/rank_grid.hpp"
@@ -22,6 +23,9 @@ class HaloExchange {
   // Drops old ghosts and imports every atom within `reach` of this rank's
   // sub-box; records what went where for update_positions.
   void build(AtomStore& atoms, const SubDomain& sd, double reach);
+  // The same wherever the atoms are (a device's: only the atoms that cross
+  // a face come to the host and go back).
+  void build(HaloAtoms& atoms, const SubDomain& sd, double reach);
   // Moves the ghosts with their owners (every step between rebuilds).
   void update_positions(AtomStore& atoms) const;
 
@@ -29,6 +33,7 @@ class HaloExchange {
   // (before wrapping them into the box). Velocities and images travel along.
   // An atom that moved past a neighbour's sub-box is an error naming it.
   void migrate(AtomStore& atoms, const SubDomain& sd) const;
+  void migrate(HaloAtoms& atoms, const SubDomain& sd) const;
 
   int neighbour(int dim, int dir) const;  // rank of the neighbour cell
 
@@ -55,11 +60,17 @@ class HaloExchange {
   // buffers may be device memory handed to a CUDA-aware MPI.
   void exchange_positions(std::size_t k, const double* out, double* in) const;
 
+  // Atom records (id, type, coordinates...) that build and migrate have
+  // picked, taken or added so far: what a device's rebuild moves between
+  // device and host.
+  long long records_moved() const { return records_moved_; }
+
  private:
   RankGrid grid_;
   std::array<int, 3> cell_{0, 0, 0};
   const Communicator* comm_ = nullptr;
   std::vector<Swap> swaps_;
+  mutable long long records_moved_ = 0;
 };
 
 }  // namespace tessera

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "atoms/atom_store.hpp"
+#include "core/id_sums.hpp"
+#include "comm/halo_atoms.hpp"
 #include "comm/halo_exchange.hpp"
 #include "comm/halo_transport.hpp"
 #include "domain/box.hpp"
@@ -25,8 +27,10 @@ namespace tessera {
 
 class Simulation;
 
-// Several ranks: the host's HaloExchange builds the ghosts at each rebuild;
-// between rebuilds the device packs each swap's positions and the transport
+// Several ranks: at each rebuild the host's HaloExchange migrates the atoms
+// and builds the ghosts through halo_atoms(), which picks and appends them on
+// the device: only the atoms that cross a face pass through the host. Between
+// rebuilds the device packs each swap's positions and the transport
 // (HaloExchange::exchange_positions through MPI) carries them: `out` holds
 // the swap's 3 * send.size() positions, `in` receives its 3 * count, both
 // in host memory (host-staged) or both on the device (CUDA-aware).
@@ -59,6 +63,19 @@ class DeviceEngine {
   // host) over this rank's sub-box, and the halo's swaps.
   virtual void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) = 0;
   virtual void refresh_halo(const SwapExchange& exchange) = 0;
+  // Several ranks, a rebuild on the device: HaloExchange::migrate and build
+  // through halo_atoms(), with wrap() after the migration and sort() (deck
+  // neighbor.sort) before the ghosts; then build_list.
+  virtual HaloAtoms& halo_atoms() = 0;
+  virtual void wrap() = 0;
+  virtual void sort(const SubDomain& sd) = 0;
+  // false: the host migrates and builds the ghosts instead (every atom goes
+  // to the host and back at each rebuild), the reference the device's own
+  // rebuild is tested against (tests/device/hostdev_backend.cpp).
+  virtual bool rebuilds_on_device() const { return true; }
+  // The device's local atoms: their number and id checksums.
+  virtual std::size_t nlocal() const = 0;
+  virtual IdSums local_id_sums() const = 0;
   // What carries the halo's buffers (host-staged by default).
   virtual void set_halo_transport(HaloTransport t) = 0;
   virtual void compute_forces() = 0;

@@ -10,6 +10,7 @@
 #include "analysis/analysis.hpp"
 #include "backend/cpu_simd.hpp"
 #include "core/error.hpp"
+#include "core/id_sums.hpp"
 #include "deck/pair_table.hpp"
 #include "deck/yaml_section.hpp"
 #include "domain/load_balance.hpp"
@@ -18,17 +19,6 @@
 #include "system/build_system.hpp"
 
 namespace tessera {
-
-namespace {
-// A well-mixed hash of an id, summed over atoms: with the plain id sum, it
-// catches lost, duplicated and swapped atoms alike.
-std::uint64_t mix_id(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-}  // namespace
 
 Simulation::Simulation(const Deck& deck, const Communicator& comm)
     : deck_(deck), comm_(comm), integrator_(deck.integrator, 0) {
@@ -44,10 +34,9 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   reach_ = pair_->max_cutoff() + deck_.neighbor.skin;
   check_analysis(deck_.analysis, pair_->max_cutoff(), box_, atoms_.ntypes);
   integrator_ = Integrator(deck_.integrator, natoms_, &comm_);
-  for (std::size_t i = 0; i < atoms_.nlocal; ++i) {
-    id_sum_ += static_cast<std::uint64_t>(atoms_.id[i]);
-    id_hash_ += mix_id(static_cast<std::uint64_t>(atoms_.id[i]));
-  }
+  const IdSums all = id_sums(atoms_.id.data(), atoms_.nlocal);
+  id_sum_ = all.sum;
+  id_hash_ = all.hash;
   // Every rank builds the whole system (identical everywhere: lattice or
   // file, velocities drawn per id) and keeps the atoms of its sub-box.
   if (comm_.parallel()) {
@@ -82,18 +71,16 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
 
 // The global atom count and id checksums, at every rebuild: atoms must never
 // be lost or duplicated by migration.
+// On a device with its atoms current there (not atoms_), only the sums cross.
 void Simulation::verify_atoms() const {
   if (!comm_.parallel()) return;
-  std::uint64_t sum = 0, hash = 0;
-  for (std::size_t i = 0; i < atoms_.nlocal; ++i) {
-    sum += static_cast<std::uint64_t>(atoms_.id[i]);
-    hash += mix_id(static_cast<std::uint64_t>(atoms_.id[i]));
-  }
-  const auto counts = comm_.allgather(static_cast<long long>(atoms_.nlocal));
+  const bool on_device = device_ && atoms_stale_;
+  const IdSums mine = on_device ? device_->local_id_sums() : id_sums(atoms_.id.data(), atoms_.nlocal);
+  const auto counts = comm_.allgather(static_cast<long long>(local_count()));
   long long total = 0;
   for (long long c : counts) total += c;
-  sum = comm_.sum_u64(sum);
-  hash = comm_.sum_u64(hash);
+  const std::uint64_t sum = comm_.sum_u64(mine.sum);
+  const std::uint64_t hash = comm_.sum_u64(mine.hash);
   if (total == natoms_ && sum == id_sum_ && hash == id_hash_) return;
   std::string per_rank;
   for (std::size_t r = 0; r < counts.size(); ++r) per_rank += fmt::format("{}rank {}: {}", r ? ", " : "", r, counts[r]);
@@ -112,6 +99,8 @@ void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
     device_->set_halo_transport(transport_.transport);
   }
 }
+
+std::size_t Simulation::local_count() const { return device_ && atoms_stale_ ? device_->nlocal() : atoms_.nlocal; }
 
 std::vector<double> Simulation::device_phase_seconds() const {
   return device_ ? device_->device_phase_seconds() : std::vector<double>{};
@@ -151,8 +140,32 @@ void Simulation::rebuild() {
     last_build_ = step_;
     return;
   }
-  // Several ranks on devices: migration, sort and ghosts on the host (the
-  // atoms come back for it), the list on the device.
+  if (device_ && device_->rebuilds_on_device()) {
+    // Several ranks on devices: HaloExchange's messages, the device's atoms.
+    HaloAtoms& on_device = device_->halo_atoms();
+    device_changed(true);  // from here on the host's copy is stale
+    const long long moved = halo_.records_moved();
+    halo_.migrate(on_device, sub_);
+    device_->wrap();
+    verify_atoms();
+    if (deck_.neighbor.sort) {
+      timers_.next(Phase::kNeighbor);
+      device_->sort(sub_);
+    }
+    timers_.next(Phase::kCommunicate);
+    halo_.build(on_device, sub_, reach_);
+    timers_.next(Phase::kNeighbor);
+    device_->build_list(sub_, halo_.swaps());
+    traffic_.records += halo_.records_moved() - moved;
+    ++traffic_.builds;
+    if (!transport_checked_) check_halo_transport();
+    last_build_ = step_;
+    return;
+  }
+  // Without a device, or with the host's rebuild (rebuilds_on_device):
+  // migration, sort and ghosts on the host, the list on the device.
+  const bool host_rebuild = device_ && comm_.parallel();
+  if (host_rebuild) traffic_.records += static_cast<long long>(atoms_.nall());  // as many as the device holds
   pull_atoms();
   if (comm_.parallel()) {
     halo_.migrate(atoms_, sub_);
@@ -169,6 +182,11 @@ void Simulation::rebuild() {
   build_ghosts();
   timers_.next(Phase::kNeighbor);
   build_list();
+  if (host_rebuild) {
+    traffic_.on_device = false;
+    traffic_.records += static_cast<long long>(atoms_.nall());
+    ++traffic_.builds;
+  }
   last_build_ = step_;
 }
 
@@ -186,7 +204,9 @@ SwapExchange Simulation::swap_exchange() {
 
 void Simulation::check_halo_transport() {
   transport_checked_ = true;
-  const std::size_t first = atoms_.nlocal, n = atoms_.nghost;
+  AtomStore built;
+  device_->download(built);  // device -> host: once, at start-up: the ghosts as built
+  const std::size_t first = built.nlocal, n = built.nghost;
   std::string fell_back;
   for (;;) {
     std::string failure;
@@ -195,11 +215,11 @@ void Simulation::check_halo_transport() {
       device_->refresh_halo(swap_exchange());
       AtomStore back;
       device_->download(back);  // device -> host: once, at start-up
-      if (back.nall() != atoms_.nall()) {
+      if (back.nall() != built.nall()) {
         wrong = static_cast<long long>(n);
       } else {
         for (std::size_t i = first; i < first + n; ++i)
-          wrong += back.x[i] != atoms_.x[i] || back.y[i] != atoms_.y[i] || back.z[i] != atoms_.z[i];
+          wrong += back.x[i] != built.x[i] || back.y[i] != built.y[i] || back.z[i] != built.z[i];
       }
       if (wrong > 0) failure = fmt::format("{} of {} ghost positions on rank {} differ", wrong, n, comm_.rank());
     } catch (const std::exception& e) {
@@ -229,7 +249,7 @@ void Simulation::check_halo_transport() {
     fell_back = "CUDA-aware MPI failed its self-test (" + what + "), fell back; ";
     transport_ = {HaloTransport::kHostStaged, "CUDA-aware MPI failed the start-up self-test: " + what};
     device_->set_halo_transport(transport_.transport);
-    device_->upload(atoms_);  // the ghosts as built, whatever the failed refresh left
+    device_->upload(built);  // the ghosts as built, whatever the failed refresh left
     device_->build_list(sub_, halo_.swaps());
   }
 }
@@ -240,7 +260,7 @@ void Simulation::maybe_balance() {
   // needs no state beyond the last build step, so a restart keeps it.
   if (!lb.enabled() || !comm_.parallel() || step_ / lb.every == last_build_ / lb.every) return;
   const double work = timers_.seconds(Phase::kPair) + timers_.seconds(Phase::kNeighbor);
-  const double mine = lb.by_time ? work - balance_mark_ : static_cast<double>(atoms_.nlocal);
+  const double mine = lb.by_time ? work - balance_mark_ : static_cast<double>(local_count());
   const long interval = step_ - last_balance_;
   balance_mark_ = work;
   last_balance_ = step_;
@@ -333,7 +353,7 @@ void Simulation::check_motion() const {
   long bad = 0, n = 0;
   if (device_) {
     bad = device_->first_bad_atom(limit.speed_sq);
-    n = static_cast<long>(atoms_.nlocal);  // the device's count: atoms change rank only in rebuild()
+    n = static_cast<long>(local_count());
   } else {
     const AtomStore& a = atoms_;
     n = static_cast<long>(a.nlocal);

@@ -55,6 +55,14 @@ class Simulation {
   std::vector<double> device_phase_seconds() const;
   // Halo refresh seconds on the device, and those hidden behind forces.
   DeviceEngine::HaloOverlap halo_overlap() const;
+  // Several ranks on a device: where rebuilds ran and how many atom records
+  // crossed between device and host for them, on this rank.
+  struct RebuildTraffic {
+    bool on_device = true;
+    long builds = 0;
+    long long records = 0;
+  };
+  RebuildTraffic rebuild_traffic() const { return traffic_; }
   // "cpu (4 OpenMP threads), double precision, avx2 pair kernel", or the
   // device engine's description.
   std::string backend_description() const;
@@ -141,6 +149,8 @@ class Simulation {
   bool rebuild_due();
   void check_motion() const;
   void verify_atoms() const;
+  // This rank's local atoms, wherever they are (host or device).
+  std::size_t local_count() const;
   // Device copies to the host, when the host's copy is out of date.
   void pull_atoms() const;
   void pull_list() const;
@@ -155,6 +165,7 @@ class Simulation {
   RankGrid grid_;
   std::array<int, 3> cell_{0, 0, 0};  // this rank's place in the grid
   HaloExchange halo_;
+  RebuildTraffic traffic_;
   std::uint64_t id_sum_ = 0, id_hash_ = 0;  // of all atoms, checked at every rebuild
   Box box_;
   SubDomain sub_;

@@ -83,6 +83,15 @@ std::string performance_summary(const Simulation& sim) {
     s += fmt::format("Ghost refresh on the device: {:.6f} s, {:.0f}% of it while the forces on atoms with no ghost "
                      "neighbour ran{}\n",
                      o.halo, o.halo > 0 ? 100 * o.hidden / o.halo : 0.0, sim.comm().parallel() ? " (rank 0)" : "");
+    const Simulation::RebuildTraffic r = sim.rebuild_traffic();
+    if (sim.comm().parallel() && r.builds > 0) {
+      const double per = static_cast<double>(r.records) / static_cast<double>(r.builds);
+      s += fmt::format("Rebuilds {}: {:.0f} atom records crossed between device and host per rebuild, {:.3f} per "
+                       "local atom (rank 0)\n",
+                       r.on_device ? "on the device (only the atoms that cross a face pass the host)"
+                                   : "on the host (every atom to the host and back)",
+                       per, per / nlocal);
+    }
   }
   const PhaseTimers& t = sim.timers();
   const double total = t.total();

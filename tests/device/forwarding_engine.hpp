@@ -25,6 +25,12 @@ class ForwardingEngine : public DeviceEngine {
   void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override { e_->build_list(sd, swaps); }
   void refresh_halo(const SwapExchange& exchange) override { e_->refresh_halo(exchange); }
   void set_halo_transport(HaloTransport t) override { e_->set_halo_transport(t); }
+  HaloAtoms& halo_atoms() override { return e_->halo_atoms(); }
+  void wrap() override { e_->wrap(); }
+  void sort(const SubDomain& sd) override { e_->sort(sd); }
+  bool rebuilds_on_device() const override { return e_->rebuilds_on_device(); }
+  std::size_t nlocal() const override { return e_->nlocal(); }
+  IdSums local_id_sums() const override { return e_->local_id_sums(); }
   void compute_forces() override { e_->compute_forces(); }
   void refresh_and_compute(const SwapExchange* exchange) override { e_->refresh_and_compute(exchange); }
   HaloOverlap halo_overlap() override { return e_->halo_overlap(); }

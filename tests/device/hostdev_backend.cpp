@@ -10,6 +10,10 @@
 // every message (the receive buffer comes back zeroed, as from a library
 // that took the device pointer for something else), so the e2e test can
 // watch the start-up self-test catch it and fall back to host-staged.
+// TESSERA_HOSTDEV_HOST_REBUILD=1 makes several ranks rebuild on the host
+// (every atom to the host and back at each rebuild, the way before the
+// device migrated its own atoms): the reference the device's rebuild must
+// match bit for bit.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -55,6 +59,17 @@ class BrokenCudaAwareEngine final : public ForwardingEngine {
   std::vector<std::size_t> counts_;
 };
 
+class HostRebuildEngine final : public ForwardingEngine {
+ public:
+  using ForwardingEngine::ForwardingEngine;
+  bool rebuilds_on_device() const override { return false; }
+};
+
+bool env_is_1(const char* name) {
+  const char* v = std::getenv(name);
+  return v && std::strcmp(v, "1") == 0;
+}
+
 }  // namespace
 
 DeviceReport probe_devices() {
@@ -75,8 +90,9 @@ DeviceReport probe_devices() {
 std::unique_ptr<DeviceEngine> make_device_engine(const Simulation& sim, int gpu) {
   auto engine = device::make_pipeline_engine(Potentials{}, sim,
                                              fmt::format("cuda, GPU {} (Thrust OpenMP host device, test build)", gpu));
-  const char* broken = std::getenv("TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI");
-  if (broken && std::strcmp(broken, "1") == 0) return std::make_unique<BrokenCudaAwareEngine>(std::move(engine));
+  if (env_is_1("TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI"))
+    engine = std::make_unique<BrokenCudaAwareEngine>(std::move(engine));
+  if (env_is_1("TESSERA_HOSTDEV_HOST_REBUILD")) engine = std::make_unique<HostRebuildEngine>(std::move(engine));
   return engine;
 }
 

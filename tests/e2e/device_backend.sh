@@ -10,7 +10,9 @@
 #    (thermo CSV, checkpoint, trajectory) for NVE, Langevin and Nose-Hoover;
 #  - checkpoints cross between backends, and one written by 2 MPI ranks
 #    continues on the device;
-#  - 2 and 4 device ranks follow the CPU; the halo's transport is named with
+#  - 2 and 4 device ranks follow the CPU; rebuilds between ranks run on the
+#    device and give the host rebuild's bits (2, 3 balanced, 4 clusters);
+#    the halo's transport is named with
 #    why it was chosen and passes its self-test; CUDA-aware MPI forced on
 #    gives the host-staged run's bits, and a broken one is caught and
 #    replaced by host-staged;
@@ -192,6 +194,38 @@ for p in sys.argv[2:]:
     print(f"{p}: max relative thermo difference {early:.3g} to step 20, {late:.3g} to step 200")
     assert early <= 1e-10 and late <= 1e-6, (p, early, late)
 PY
+  # Rebuilds between ranks run on the device: migration and halo build pick,
+  # compact and append atoms there, and only the atoms that cross a face
+  # pass through the host. The host's rebuild (every atom to the host and
+  # back, TESSERA_HOSTDEV_HOST_REBUILD=1) is the reference: the same runs
+  # (2 ranks; 4 on the cluster list; 3 unsorted with the planes moved by
+  # the load balancer) give its thermo bit for bit, and the summary says
+  # where the rebuilds ran and how many atom records crossed for them.
+  deck ranks3 200 "${integrators[0]}"
+  sed -i 's/every: 10, file/every: 1, file/; s/^neighbor: {skin: 0.3}$/neighbor: {skin: 0.3, sort: false}/' ranks3.yaml
+  echo "load_balance: {every: 20, threshold: 1.0, by: atoms}" >> ranks3.yaml
+  OMP_NUM_THREADS=1 "${mpi[@]}" -np 3 "$dev" run ranks3.yaml > ranks3.out 2>&1
+  check "3 ranks on the device, balanced, unsorted: exit 0" test $? -eq 0
+  check "3 ranks on the device: the balancer moved the planes" grep -q "^Step [0-9]*: load balance by atom count" ranks3.out
+  for np in 2 3 4; do
+    cp "ranks$np.csv" "ranks$np-device.csv"
+    TESSERA_HOSTDEV_HOST_REBUILD=1 OMP_NUM_THREADS=1 "${mpi[@]}" -x TESSERA_HOSTDEV_HOST_REBUILD -np $np "$dev" run "ranks$np.yaml" > "ranks$np-host.out" 2>&1
+    check "$np ranks, rebuilt on the host: exit 0" test $? -eq 0
+    check "$np ranks: the rebuild on the device gives the host rebuild's thermo, bit for bit" \
+      cmp -s "ranks$np-device.csv" "ranks$np.csv"
+    check "$np ranks: the summaries say where the rebuilds ran, and fewer records crossed on the device" $py - "ranks$np.out" "ranks$np-host.out" <<'PY'
+import re, sys
+def traffic(path, where):
+    m = re.search(r"^Rebuilds on the " + where + r" \(.*\): ([0-9]+) atom records crossed between device and host per rebuild", open(path).read(), re.M)
+    assert m, (path, where)
+    return int(m.group(1))
+dev, host = traffic(sys.argv[1], "device"), traffic(sys.argv[2], "host")
+print(f"{sys.argv[1]}: {dev} records per rebuild on the device, {host} on the host")
+assert 0 < dev < host, (dev, host)
+PY
+  done
+  cp ranks2-device.csv ranks2.csv  # the device's run, for the comparisons below
+
   # The halo's other transport: the device buffers handed to MPI (forced on:
   # on the stand-in device they are host memory, which any MPI can send).
   # The same bytes travel, so the thermo is the host-staged run's, bit for

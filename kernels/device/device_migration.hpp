@@ -1,0 +1,228 @@
+#pragma once
+// The device's atoms as HaloExchange's migration and halo build see them
+// (comm/halo_atoms.hpp): with several ranks a rebuild picks, compacts and
+// appends atoms here, and only the atoms that cross a face (the leavers and
+// the ghosts, a surface's worth) go to the host for MPI and come back. The
+// atoms themselves stay; before this, every rebuild took them all to the
+// host and back. Picks keep index order (stream compaction is stable), so the
+// slots are the host's, bit for bit.
+#include <thrust/copy.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform_reduce.h>
+
+#include <climits>
+#include <stdexcept>
+
+#include "comm/halo_atoms.hpp"
+#include "core/id_sums.hpp"
+#include "device/device_atoms.hpp"
+#include "device/device_halo.hpp"
+
+namespace tessera::device {
+inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+namespace detail {
+
+// Where coordinate v[i] lies against [lo, hi): 0 inside, 1 below, 2 above.
+struct OnSide {
+  const double* v;
+  double lo, hi;
+  int side;
+  TESSERA_HD bool operator()(int i) const {
+    const double p = v[i];
+    return (p < lo ? 1 : (p >= hi ? 2 : 0)) == side;
+  }
+};
+
+// HaloExchange's face test: below `bound` (dir < 0), or at or above it.
+struct NearBound {
+  const double* v;
+  double bound;
+  int dir;
+  TESSERA_HD bool operator()(int i) const { return dir < 0 ? v[i] < bound : v[i] >= bound; }
+};
+
+// Ghost first + k images atom picked[k], shifted along d: the position a
+// record would carry, to the bit.
+struct MakeImage {
+  const int* picked;
+  int first, d;
+  double shift;
+  AtomId* id;
+  int* type;
+  double* x;
+  double* y;
+  double* z;
+  TESSERA_HD void operator()(int k) const {
+    const int i = picked[k], g = first + k;
+    id[g] = id[i];
+    type[g] = type[i];
+    x[g] = x[i] + (d == 0 ? shift : 0.0);
+    y[g] = y[i] + (d == 1 ? shift : 0.0);
+    z[g] = z[i] + (d == 2 ? shift : 0.0);
+  }
+};
+
+template <class T>
+void tail_to_device(const std::vector<T>& h, dvec<T>& d, std::size_t at) {
+  if (!h.empty()) thrust::copy(h.begin(), h.end(), d.begin() + static_cast<long>(at));
+}
+
+}  // namespace detail
+
+class DeviceHaloAtoms final : public HaloAtoms {
+ public:
+  DeviceHaloAtoms(DeviceAtoms& a, DeviceStream s) : a_(a), stream_(s) {}
+
+  std::size_t nlocal() const override { return static_cast<std::size_t>(a_.nlocal); }
+  std::size_t nall() const override { return static_cast<std::size_t>(a_.nall()); }
+
+  void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
+                   GhostRecords& out) override {
+    const int m = select(static_cast<int>(n), detail::NearBound{coord(d), bound, dir});
+    out.resize(static_cast<std::size_t>(m));
+    detail::to_host(index_, static_cast<std::size_t>(m), picked);
+    resize_exact(id_, m);
+    resize_exact(int_, m);
+    resize_exact(double_, 3 * static_cast<std::size_t>(m));
+    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.id.begin(), id_.begin());
+    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.type.begin(), int_.begin());
+    // The halo refresh's own packing, so a ghost's first position is the
+    // one every later refresh would give it.
+    for_each_index(stream_, m, detail::PackHalo{raw(index_), d, shift, raw(a_.x), raw(a_.y), raw(a_.z), raw(double_)});
+    detail::to_host(id_, static_cast<std::size_t>(m), out.id);
+    detail::to_host(int_, static_cast<std::size_t>(m), out.type);
+    detail::to_host(double_, 3 * static_cast<std::size_t>(m), out.pos);
+  }
+
+  void add_ghosts(const GhostRecords& in) override {
+    const int m = static_cast<int>(in.size());
+    if (static_cast<long long>(a_.nall()) + m > INT_MAX)
+      throw std::invalid_argument("device halo: more atoms on one rank than an int can index");
+    const int first = a_.nall();
+    a_.resize_ghosts(a_.nghost + m);
+    detail::tail_to_device(in.id, a_.id, static_cast<std::size_t>(first));
+    detail::tail_to_device(in.type, a_.type, static_cast<std::size_t>(first));
+    resize_exact(double_, in.pos.size());
+    detail::tail_to_device(in.pos, double_, 0);
+    for_each_index(stream_, m, detail::UnpackHalo{raw(double_), first, raw(a_.x), raw(a_.y), raw(a_.z)});
+  }
+
+  void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override {
+    const int m = select(static_cast<int>(n), detail::NearBound{coord(d), bound, dir});
+    detail::to_host(index_, static_cast<std::size_t>(m), picked);  // the swap's send list, for the refresh
+    if (static_cast<long long>(a_.nall()) + m > INT_MAX)
+      throw std::invalid_argument("device halo: more atoms on one rank than an int can index");
+    const int first = a_.nall();
+    a_.resize_ghosts(a_.nghost + m);
+    for_each_index(stream_, m,
+                   detail::MakeImage{raw(index_), first, d, shift, raw(a_.id), raw(a_.type), raw(a_.x), raw(a_.y),
+                                     raw(a_.z)});
+  }
+
+  void drop_ghosts() override { a_.resize_ghosts(0); }
+
+  void take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) override {
+    a_.resize_ghosts(0);
+    const int n = a_.nlocal;
+    const int nbelow = select(n, detail::OnSide{coord(d), lo, hi, 1});
+    download_locals(nbelow, below);
+    const int nabove = select(n, detail::OnSide{coord(d), lo, hi, 2});
+    download_locals(nabove, above);
+    if (nbelow + nabove == 0) return;
+    const int kept = select(n, detail::OnSide{coord(d), lo, hi, 0});
+    permute(a_.id, id_, kept);
+    for (dvec<int>* v : {&a_.type, &a_.ix, &a_.iy, &a_.iz}) permute(*v, int_, kept);
+    for (dvec<double>* v : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.fx, &a_.fy, &a_.fz, &a_.pe, &a_.virial})
+      permute(*v, double_, kept);
+    a_.nlocal = kept;
+  }
+
+  void add_locals(const AtomStore& in) override {
+    if (a_.nghost != 0) throw std::logic_error("device migration: locals added while ghosts are there");
+    const std::size_t base = static_cast<std::size_t>(a_.nlocal), n = in.nlocal;
+    if (base + n > static_cast<std::size_t>(INT_MAX))
+      throw std::invalid_argument("device migration: more atoms on one rank than an int can index");
+    // Forces, energies and virials of the arrivals start at zero: a rebuild
+    // is followed by a force computation.
+    for (dvec<double>* v : {&a_.fx, &a_.fy, &a_.fz, &a_.pe, &a_.virial}) resize_exact(*v, base + n);
+    grow(in.id, a_.id, base);
+    grow(in.type, a_.type, base);
+    grow(in.x, a_.x, base), grow(in.y, a_.y, base), grow(in.z, a_.z, base);
+    grow(in.vx, a_.vx, base), grow(in.vy, a_.vy, base), grow(in.vz, a_.vz, base);
+    grow(in.ix, a_.ix, base), grow(in.iy, a_.iy, base), grow(in.iz, a_.iz, base);
+    a_.nlocal = static_cast<int>(base + n);
+  }
+
+  IdSums local_id_sums() const {
+    return thrust::transform_reduce(policy(stream_), a_.id.begin(), a_.id.begin() + a_.nlocal, IdSumsOf{}, IdSums{},
+                                    AddIdSums{});
+  }
+
+  // The scratch goes back between rebuilds.
+  void release_scratch() {
+    release(index_);
+    release(id_);
+    release(int_);
+    release(double_);
+  }
+
+ private:
+  const double* coord(int d) const { return raw(d == 0 ? a_.x : (d == 1 ? a_.y : a_.z)); }
+
+  // Indices i < n that `keep` accepts, in order, into index_; their count.
+  template <class Pred>
+  int select(int n, const Pred& keep) {
+    resize_exact(index_, static_cast<std::size_t>(n));
+    const auto end = thrust::copy_if(policy(stream_), thrust::counting_iterator<int>(0),
+                                     thrust::counting_iterator<int>(n), index_.begin(), keep);
+    return static_cast<int>(end - index_.begin());
+  }
+
+  // The m atoms of index_ as AtomStore locals on the host (what migrates).
+  void download_locals(int m, AtomStore& out) {
+    out = AtomStore{};
+    out.nlocal = static_cast<std::size_t>(m);
+    if (m == 0) return;
+    gather_to_host(a_.id, id_, m, out.id);
+    for (auto [d, h] : {std::pair{&a_.type, &out.type}, {&a_.ix, &out.ix}, {&a_.iy, &out.iy}, {&a_.iz, &out.iz}})
+      gather_to_host(*d, int_, m, *h);
+    for (auto [d, h] : {std::pair{&a_.x, &out.x}, {&a_.y, &out.y}, {&a_.z, &out.z}, {&a_.vx, &out.vx},
+                        {&a_.vy, &out.vy}, {&a_.vz, &out.vz}})
+      gather_to_host(*d, double_, m, *h);
+  }
+
+  template <class T>
+  void gather_to_host(const dvec<T>& v, dvec<T>& scratch, int m, std::vector<T>& h) {
+    resize_exact(scratch, static_cast<std::size_t>(m));
+    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, v.begin(), scratch.begin());
+    detail::to_host(scratch, static_cast<std::size_t>(m), h);
+  }
+
+  // v becomes its first `m` entries gathered by index_, in storage of that
+  // size (the old storage, with room for ghosts, is given back).
+  template <class T>
+  void permute(dvec<T>& v, dvec<T>& scratch, int m) {
+    resize_exact(scratch, static_cast<std::size_t>(m));
+    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, v.begin(), scratch.begin());
+    v.swap(scratch);
+    release(scratch);
+  }
+
+  template <class T>
+  static void grow(const std::vector<T>& h, dvec<T>& d, std::size_t base) {
+    resize_exact(d, base + h.size());
+    detail::tail_to_device(h, d, base);
+  }
+
+  DeviceAtoms& a_;
+  DeviceStream stream_;
+  dvec<int> index_;
+  dvec<AtomId> id_;
+  dvec<int> int_;
+  dvec<double> double_;
+};
+
+}  // namespace TESSERA_DEVICE_SYSTEM_NS
+}  // namespace tessera::device

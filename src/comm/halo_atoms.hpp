@@ -1,0 +1,79 @@
+#pragma once
+// Where HaloExchange finds and puts atoms at a rebuild: in the host's
+// AtomStore (HostHaloAtoms, here) or in a device's arrays (DeviceHaloAtoms,
+// kernels/device/device_migration.hpp). The messages, their order and their
+// format belong to HaloExchange alone; these calls only pick, take and add
+// atoms, each in index order, so both places end with the same atoms in the
+// same slots, and only the atoms that cross a face leave the device.
+#include <cstddef>
+#include <vector>
+
+#include "atoms/atom_store.hpp"
+#include "core/types.hpp"
+
+namespace tessera {
+
+// Ghosts in transit: per atom its id, type and position (x, y, z together).
+struct GhostRecords {
+  std::vector<AtomId> id;
+  std::vector<int> type;
+  std::vector<double> pos;
+  std::size_t size() const { return id.size(); }
+  void resize(std::size_t n) {
+    id.resize(n);
+    type.resize(n);
+    pos.resize(3 * n);
+  }
+};
+
+class HaloAtoms {
+ public:
+  virtual ~HaloAtoms() = default;
+  virtual std::size_t nlocal() const = 0;
+  virtual std::size_t nall() const = 0;
+
+  // Halo build. Atoms i < n (locals, then the ghosts already made) whose
+  // coordinate d is below `bound` (dir < 0) or at or above it (dir > 0), in
+  // index order: their indices in `picked`, their records in `out` with
+  // `shift` added to coordinate d.
+  virtual void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
+                           GhostRecords& out) = 0;
+  // Appends ghosts after those there.
+  virtual void add_ghosts(const GhostRecords& in) = 0;
+  // A swap to this rank itself (one rank along d): the atoms pick_ghosts
+  // would pick become ghosts here at once, with no records made.
+  virtual void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) = 0;
+
+  // Migration. Drops every ghost.
+  virtual void drop_ghosts() = 0;
+  // Removes the locals whose coordinate d is outside [lo, hi), the others
+  // keeping their order. Those below lo go to `below`, those at or above hi
+  // to `above`, in index order, as locals of an AtomStore (id, type,
+  // position, velocity and images; forces are made anew after a rebuild).
+  virtual void take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) = 0;
+  // Appends the locals of `arrived` after those there.
+  virtual void add_locals(const AtomStore& arrived) = 0;
+};
+
+// The host's atoms.
+class HostHaloAtoms final : public HaloAtoms {
+ public:
+  explicit HostHaloAtoms(AtomStore& a) : a_(a) {}
+  std::size_t nlocal() const override { return a_.nlocal; }
+  std::size_t nall() const override { return a_.nall(); }
+  void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
+                   GhostRecords& out) override;
+  void add_ghosts(const GhostRecords& in) override;
+  void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override;
+  void drop_ghosts() override { a_.resize_ghosts(0); }
+  void take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) override;
+  void add_locals(const AtomStore& arrived) override;
+
+ private:
+  AtomStore& a_;
+};
+
+// Appends local i of `from` (the fields a migrating atom carries) to `to`.
+void push_migrant(AtomStore& to, const AtomStore& from, std::size_t i);
+
+}  // namespace tessera
