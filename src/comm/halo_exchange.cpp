@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -142,15 +143,19 @@ void HaloExchange::migrate(HaloAtoms& a, const SubDomain& sd) const {
     AtomStore leavers[2];  // below the sub-box, above it
     a.take_leavers(d, sd.lo[d], sd.hi[d], leavers[0], leavers[1]);
     const double width = sd.hi[d] - sd.lo[d];
+    std::string too_far;
     for (const AtomStore& l : leavers)
-      for (std::size_t i = 0; i < l.nlocal; ++i) {
+      for (std::size_t i = 0; i < l.nlocal && too_far.empty(); ++i) {
         const double v = d == 0 ? l.x[i] : (d == 1 ? l.y[i] : l.z[i]);
         if (v < sd.lo[d] - width || v >= sd.hi[d] + width)
-          throw SimulationError(
-              fmt::format("rank {}: atom {} at {:.10g} along {} left its sub-box [{:.10g}, {:.10g}) by "
-                          "more than a neighbour's width; it cannot be handed over",
-                          comm_->rank(), l.id[i], v, "xyz"[d], sd.lo[d], sd.hi[d]));
+          too_far = fmt::format("rank {}: atom {} at {:.10g} along {} left its sub-box [{:.10g}, {:.10g}) by "
+                                "more than a neighbour's width; it cannot be handed over",
+                                comm_->rank(), l.id[i], v, "xyz"[d], sd.lo[d], sd.hi[d]);
       }
+    // Every rank stops, or none: a rank left alone in the exchange below
+    // would wait for its partner forever. Those that found nothing stop
+    // with no message of their own.
+    if (comm_->max(too_far.empty() ? 0 : 1) > 0) throw SimulationError(too_far);
     for (int dir = -1; dir <= 1; dir += 2) {
       const AtomStore& l = leavers[dir < 0 ? 0 : 1];
       out.clear();

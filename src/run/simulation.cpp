@@ -132,12 +132,14 @@ void Simulation::pull_list() const {
 
 void Simulation::rebuild() {
   timers_.next(Phase::kCommunicate);
+  list_current_ = false;
   if (device_ && !comm_.parallel()) {
     // Wrap, sort, ghosts and list in Simulation's order (force_pipeline.hpp).
     timers_.next(Phase::kNeighbor);
     device_->rebuild();
     device_changed(true);
     last_build_ = step_;
+    list_current_ = true;
     return;
   }
   if (device_ && device_->rebuilds_on_device()) {
@@ -145,7 +147,7 @@ void Simulation::rebuild() {
     HaloAtoms& on_device = device_->halo_atoms();
     device_changed(true);  // from here on the host's copy is stale
     const long long moved = halo_.records_moved();
-    halo_.migrate(on_device, sub_);
+    migrate(on_device);
     device_->wrap();
     verify_atoms();
     if (deck_.neighbor.sort) {
@@ -158,6 +160,7 @@ void Simulation::rebuild() {
     device_->build_list(sub_, halo_.swaps());
     traffic_.records += halo_.records_moved() - moved;
     ++traffic_.builds;
+    list_current_ = true;
     if (!transport_checked_) check_halo_transport();
     last_build_ = step_;
     return;
@@ -168,7 +171,8 @@ void Simulation::rebuild() {
   if (host_rebuild) traffic_.records += static_cast<long long>(atoms_.nall());  // as many as the device holds
   pull_atoms();
   if (comm_.parallel()) {
-    halo_.migrate(atoms_, sub_);
+    HostHaloAtoms on_host(atoms_);
+    migrate(on_host);
     PeriodicGhosts::wrap(atoms_, box_);
     verify_atoms();
   } else {
@@ -187,7 +191,17 @@ void Simulation::rebuild() {
     traffic_.records += static_cast<long long>(atoms_.nall());
     ++traffic_.builds;
   }
+  list_current_ = true;
   last_build_ = step_;
+}
+
+void Simulation::migrate(HaloAtoms& atoms) {
+  try {
+    halo_.migrate(atoms, sub_);
+  } catch (const SimulationError& e) {
+    if (!*e.what()) throw;  // another rank found it and says so
+    throw SimulationError(fmt::format("step {}: {}", step_, e.what()));
+  }
 }
 
 void Simulation::build_list() {

@@ -96,6 +96,11 @@ class Simulation {
     pull_list();
     return nlist_;
   }
+  // false from the start of a rebuild until its list is built: a run that
+  // stopped in between (an atom check failed) has no list for its atoms,
+  // and neighbor_list() must not be read.
+  bool list_current() const { return list_current_; }
+  long list_builds() const { return device_ ? device_->builds() : nlist_.builds; }
   long step() const { return step_; }
   long long natoms() const { return natoms_; }
   const Communicator& comm() const { return comm_; }
@@ -149,6 +154,8 @@ class Simulation {
   bool rebuild_due();
   void check_motion() const;
   void verify_atoms() const;
+  // HaloExchange::migrate, its errors naming the step.
+  void migrate(HaloAtoms& atoms);
   // This rank's local atoms, wherever they are (host or device).
   std::size_t local_count() const;
   // Device copies to the host, when the host's copy is out of date.
@@ -179,6 +186,7 @@ class Simulation {
   std::string transport_report_;
   bool transport_checked_ = false;
   mutable bool atoms_stale_ = false, list_stale_ = false;
+  bool list_current_ = true;
   VerletBuilder builder_;
   PeriodicGhosts ghosts_;
   PhaseTimers timers_;

@@ -64,15 +64,19 @@ std::string performance_summary(const Simulation& sim) {
     s += fmt::format("Performance: {:.4g} atom-steps/s, {:.4g} steps/s, {:.4g} tau/day\n", n * steps / loop,
                      steps / loop, steps * dt / loop * 86400.0);
   }
-  const auto& nl = sim.neighbor_list();
-  long total_neigh = 0;
-  for (std::size_t i = 0; i < sim.atoms().nlocal; ++i) total_neigh += nl.count[i];
   // This rank's atoms only: the summary is also printed when one rank stops
-  // on an error, where nothing collective may run.
+  // on an error, where nothing collective may run, and where the list may
+  // be gone (the error came mid-rebuild).
   const double nlocal = static_cast<double>(std::max<std::size_t>(sim.atoms().nlocal, 1));
-  s += fmt::format("Neighbor list builds: {}; neighbors per atom: {:.2f} (full list); ghost atoms: {}{}\n", nl.builds,
-                   static_cast<double>(total_neigh) / nlocal, sim.atoms().nghost,
-                   sim.comm().parallel() ? " (rank 0)" : "");
+  std::string per_atom = "not known (the run stopped during a rebuild)";
+  if (sim.list_current()) {
+    const auto& nl = sim.neighbor_list();
+    long total_neigh = 0;
+    for (std::size_t i = 0; i < sim.atoms().nlocal; ++i) total_neigh += nl.count[i];
+    per_atom = fmt::format("{:.2f} (full list)", static_cast<double>(total_neigh) / nlocal);
+  }
+  s += fmt::format("Neighbor list builds: {}; neighbors per atom: {}; ghost atoms: {}{}\n", sim.list_builds(), per_atom,
+                   sim.atoms().nghost, sim.comm().parallel() ? " (rank 0)" : "");
   s += fmt::format("Backend: {}\n", sim.backend_description());
   if (sim.on_device()) {
     const double bytes = static_cast<double>(sim.device_bytes_peak());

@@ -14,11 +14,20 @@
 // (every atom to the host and back at each rebuild, the way before the
 // device migrated its own atoms): the reference the device's rebuild must
 // match bit for bit.
+// TESSERA_HOSTDEV_MIGRATION_FAULT=lose|duplicate|swap breaks the first
+// migration on rank 0 that brings atoms: the last arrival is dropped, or
+// added twice, or dropped while the first is added twice (the atom count
+// holds, the id checksum does not), so the e2e test can watch the check of
+// every rebuild stop the run, naming the step and the rank. `far` instead
+// puts rank 0's first leaver three sub-box widths away, beyond any
+// neighbour, which migration must refuse by name.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "devices.hpp"
 #include "device/pipeline_engine.hpp"
@@ -65,6 +74,56 @@ class HostRebuildEngine final : public ForwardingEngine {
   bool rebuilds_on_device() const override { return false; }
 };
 
+// The device's HaloAtoms with one migration broken (see the top).
+class FaultyMigration final : public HaloAtoms {
+ public:
+  FaultyMigration(HaloAtoms& real, std::string fault) : real_(real), fault_(std::move(fault)) {}
+  std::size_t nlocal() const override { return real_.nlocal(); }
+  std::size_t nall() const override { return real_.nall(); }
+  void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
+                   GhostRecords& out) override {
+    real_.pick_ghosts(d, dir, bound, n, shift, picked, out);
+  }
+  void add_ghosts(const GhostRecords& in) override { real_.add_ghosts(in); }
+  void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override {
+    real_.image_ghosts(d, dir, bound, n, shift, picked);
+  }
+  void drop_ghosts() override { real_.drop_ghosts(); }
+  void take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) override {
+    real_.take_leavers(d, lo, hi, below, above);
+    if (fault_ != "far" || done_ || below.nlocal + above.nlocal == 0) return;
+    done_ = true;
+    AtomStore& l = below.nlocal > 0 ? below : above;
+    double& p = d == 0 ? l.x[0] : (d == 1 ? l.y[0] : l.z[0]);
+    p += (below.nlocal > 0 ? -3.0 : 3.0) * (hi - lo);
+  }
+  void add_locals(const AtomStore& arrived) override {
+    if (fault_ == "far" || done_ || arrived.nlocal == 0) return real_.add_locals(arrived);
+    done_ = true;
+    AtomStore broken;
+    const std::size_t n = arrived.nlocal;
+    for (std::size_t i = 0; i + 1 < n; ++i) push_migrant(broken, arrived, i);
+    if (fault_ != "lose") push_migrant(broken, arrived, fault_ == "swap" ? 0 : n - 1);
+    if (fault_ == "duplicate") push_migrant(broken, arrived, n - 1);
+    real_.add_locals(broken);
+  }
+
+ private:
+  HaloAtoms& real_;
+  std::string fault_;
+  bool done_ = false;
+};
+
+class FaultyMigrationEngine final : public ForwardingEngine {
+ public:
+  FaultyMigrationEngine(std::unique_ptr<DeviceEngine> e, std::string fault)
+      : ForwardingEngine(std::move(e)), faulty_(ForwardingEngine::halo_atoms(), std::move(fault)) {}
+  HaloAtoms& halo_atoms() override { return faulty_; }
+
+ private:
+  FaultyMigration faulty_;
+};
+
 bool env_is_1(const char* name) {
   const char* v = std::getenv(name);
   return v && std::strcmp(v, "1") == 0;
@@ -93,6 +152,14 @@ std::unique_ptr<DeviceEngine> make_device_engine(const Simulation& sim, int gpu)
   if (env_is_1("TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI"))
     engine = std::make_unique<BrokenCudaAwareEngine>(std::move(engine));
   if (env_is_1("TESSERA_HOSTDEV_HOST_REBUILD")) engine = std::make_unique<HostRebuildEngine>(std::move(engine));
+  const char* fault = std::getenv("TESSERA_HOSTDEV_MIGRATION_FAULT");
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (fault && (!rank || std::strcmp(rank, "0") == 0)) {
+    const std::string f = fault;
+    if (f != "lose" && f != "duplicate" && f != "swap" && f != "far")
+      throw std::invalid_argument("TESSERA_HOSTDEV_MIGRATION_FAULT: lose, duplicate, swap or far, not " + f);
+    engine = std::make_unique<FaultyMigrationEngine>(std::move(engine), f);
+  }
   return engine;
 }
 

@@ -12,7 +12,8 @@
 #    continues on the device;
 #  - 2 and 4 device ranks follow the CPU; rebuilds between ranks run on the
 #    device and give the host rebuild's bits (2, 3 balanced, 4 clusters);
-#    the halo's transport is named with
+#    a lost, duplicated or swapped atom in a migration stops the run with
+#    the step and the rank; the halo's transport is named with
 #    why it was chosen and passes its self-test; CUDA-aware MPI forced on
 #    gives the host-staged run's bits, and a broken one is caught and
 #    replaced by host-staged;
@@ -225,6 +226,47 @@ assert 0 < dev < host, (dev, host)
 PY
   done
   cp ranks2-device.csv ranks2.csv  # the device's run, for the comparisons below
+
+  # The atom checks of every rebuild (issue 5 item 1), on the device's own
+  # migration: rank 0's first migration that brings atoms is broken on
+  # purpose (tests/device/hostdev_backend.cpp) by losing one, duplicating
+  # one, or both at once, which keeps the count. Each stops every rank with
+  # exit 3, naming the step, the rank and the counts per rank; the thermo
+  # written before stays, and the summary does not read the half-built list.
+  for fault in lose duplicate swap; do
+    deck "fault-$fault" 200 "${integrators[0]}"
+    sed -i 's/every: 10, file/every: 1, file/' "fault-$fault.yaml"
+    TESSERA_HOSTDEV_MIGRATION_FAULT=$fault OMP_NUM_THREADS=1 timeout 120 "${mpi[@]}" -x TESSERA_HOSTDEV_MIGRATION_FAULT -np 2 \
+      "$dev" run "fault-$fault.yaml" > "fault-$fault.out" 2> "fault-$fault.err"
+    check "migration fault '$fault': exit 3" test $? -eq 3
+    case $fault in
+      lose) want="the ranks hold 2047 atoms \(rank 0: [0-9]+, rank 1: [0-9]+\), expected 2048;" ;;
+      duplicate) want="the ranks hold 2049 atoms \(rank 0: [0-9]+, rank 1: [0-9]+\), expected 2048;" ;;
+      swap) want="the ranks hold 2048 atoms \(rank 0: [0-9]+, rank 1: [0-9]+\), expected 2048, and the id checksum differs;" ;;
+    esac
+    check "migration fault '$fault': each rank names the step, itself and the counts" bash -c \
+      "grep -Eq '^tessera: simulation stopped: step [1-9][0-9]*: rank 0: $want atoms were lost or duplicated in the exchange between ranks$' fault-$fault.err &&
+       grep -Eq '^tessera: simulation stopped: step [1-9][0-9]*: rank 1: $want' fault-$fault.err"
+    check "migration fault '$fault': the thermo before the failing rebuild is kept" $py - "fault-$fault.csv" "fault-$fault.err" ranks2.csv <<'PY'
+import re, sys
+rows = open(sys.argv[1]).read().splitlines()
+step = int(re.search(r"step ([0-9]+): rank 0", open(sys.argv[2]).read()).group(1))
+ref = open(sys.argv[3]).read().splitlines()
+assert rows[0] == ref[0] and len(rows) == step + 1, (len(rows), step)
+assert rows == ref[: step + 1]  # the same run as the unbroken one up to there
+PY
+    check "migration fault '$fault': the summary says the list was being rebuilt" \
+      grep -q "^Neighbor list builds: [0-9]*; neighbors per atom: not known (the run stopped during a rebuild)" "fault-$fault.out"
+  done
+  # An atom beyond the neighbour's sub-box cannot be handed over: named, exit 3.
+  deck fault-far 200 "${integrators[0]}"
+  # Only rank 0 finds it, and every rank must stop (none left waiting in
+  # the exchange): the timeout turns a hang into a failure here.
+  TESSERA_HOSTDEV_MIGRATION_FAULT=far OMP_NUM_THREADS=1 timeout 120 "${mpi[@]}" -x TESSERA_HOSTDEV_MIGRATION_FAULT \
+    -np 2 "$dev" run fault-far.yaml > fault-far.out 2> fault-far.err
+  check "an atom past the neighbour's sub-box: exit 3, every rank stopped" test $? -eq 3
+  check "an atom past the neighbour's sub-box: rank 0 names the step, the atom, where it is and its sub-box" \
+    grep -Eq "^tessera: simulation stopped: step [1-9][0-9]*: rank 0: atom [0-9]+ at -?[0-9.e+-]+ along [xyz] left its sub-box \[[0-9.e+-]+, [0-9.e+-]+\) by more than a neighbour's width; it cannot be handed over$" fault-far.err
 
   # The halo's other transport: the device buffers handed to MPI (forced on:
   # on the stand-in device they are host memory, which any MPI can send).
