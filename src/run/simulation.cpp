@@ -273,7 +273,13 @@ void Simulation::maybe_balance() {
   // At the first rebuild after each multiple of `every`: a schedule that
   // needs no state beyond the last build step, so a restart keeps it.
   if (!lb.enabled() || !comm_.parallel() || step_ / lb.every == last_build_ / lb.every) return;
-  const double work = timers_.seconds(Phase::kPair) + timers_.seconds(Phase::kNeighbor);
+  // On a device the host's clocks measure launches and waits; the device's
+  // own time per phase (phase_timeline.hpp) is the work.
+  double work = timers_.seconds(Phase::kPair) + timers_.seconds(Phase::kNeighbor);
+  if (device_) {
+    const std::vector<double> dev = device_->device_phase_seconds();
+    work = dev.at(static_cast<std::size_t>(Phase::kPair)) + dev.at(static_cast<std::size_t>(Phase::kNeighbor));
+  }
   const double mine = lb.by_time ? work - balance_mark_ : static_cast<double>(local_count());
   const long interval = step_ - last_balance_;
   balance_mark_ = work;
@@ -294,7 +300,7 @@ void Simulation::maybe_balance() {
     if (!grid_.cut[d].empty()) planes += fmt::format(" {}: {:.4f}", "xyz"[d], fmt::join(grid_.cut[d], " "));
   const std::string over = lb.by_time ? fmt::format(" over the last {} steps", interval) : std::string();
   fmt::print("Step {}: load balance by {}: imbalance (max/mean) {:.3f}{}; planes now at{}\n", step_,
-             lb.by_time ? "pair + neighbour time" : "atom count", last_imbalance_, over, planes);
+             lb.by_time ? (device_ ? "device pair + neighbour time" : "pair + neighbour time") : "atom count", last_imbalance_, over, planes);
   std::fflush(stdout);
 }
 

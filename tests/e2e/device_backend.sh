@@ -208,6 +208,14 @@ PY
   OMP_NUM_THREADS=1 "${mpi[@]}" -np 3 "$dev" run ranks3.yaml > ranks3.out 2>&1
   check "3 ranks on the device, balanced, unsorted: exit 0" test $? -eq 0
   check "3 ranks on the device: the balancer moved the planes" grep -q "^Step [0-9]*: load balance by atom count" ranks3.out
+  # By time on a device: the device's own pair + neighbour seconds per rank
+  # (all zero would leave the planes where they are).
+  deck balance-time 100 "${integrators[0]}"
+  echo "load_balance: {every: 20, threshold: 1.0, by: time}" >> balance-time.yaml
+  OMP_NUM_THREADS=1 "${mpi[@]}" -np 2 "$dev" run balance-time.yaml > balance-time.out 2>&1
+  check "balance by time on the device: exit 0" test $? -eq 0
+  check "balance by time on the device: by the device's time, and the planes moved" \
+    grep -Eq "^Step [0-9]+: load balance by device pair \+ neighbour time: imbalance \(max/mean\) 1\.[0-9]+ over the last [0-9]+ steps; planes now at" balance-time.out
   for np in 2 3 4; do
     cp "ranks$np.csv" "ranks$np-device.csv"
     TESSERA_HOSTDEV_HOST_REBUILD=1 OMP_NUM_THREADS=1 "${mpi[@]}" -x TESSERA_HOSTDEV_HOST_REBUILD -np $np "$dev" run "ranks$np.yaml" > "ranks$np-host.out" 2>&1
