@@ -144,6 +144,15 @@ std::string rank_balance_summary(const Simulation& sim) {
   // The imbalance that costs time: work outside communication, which the
   // slowest rank makes the others wait for inside it.
   row("Compute", busy, "{:>12.6f}");
+  if (sim.on_device()) {
+    // The host's clocks on a device measure launches and waits; the device's
+    // own time in the same phases is the work that can be out of balance.
+    const std::vector<double> dev = sim.device_phase_seconds();
+    double dev_busy = 0;
+    for (int p = 0; p < static_cast<int>(Phase::kCount) && p < static_cast<int>(dev.size()); ++p)
+      if (is_compute(static_cast<Phase>(p))) dev_busy += dev[static_cast<std::size_t>(p)];
+    row("Compute dev", dev_busy, "{:>12.6f}");
+  }
   row("Atoms", static_cast<double>(sim.atoms().nlocal), "{:>12.0f}");
   row("Ghosts", static_cast<double>(sim.atoms().nghost), "{:>12.0f}");
   if (sim.on_device()) {

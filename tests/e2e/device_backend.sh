@@ -172,6 +172,8 @@ if command -v mpirun > /dev/null; then
       grep -Eq "^Halo       host-staged self-test passed: [1-9][0-9]* ghost positions \(6 swaps per rank, $((np == 2 ? 2 : 4)) of them messages\) came back bit for bit$" "ranks$np.out"
     check "$np ranks on the device: the summary measures the halo and its hidden part per rank" \
       bash -c "grep -Eq '^Halo \(s\) +[0-9.]+ +[0-9.]+ +[0-9.]+' ranks$np.out && grep -Eq '^Halo exchange hidden behind computation: [0-9]+% \([0-9.]+ of [0-9.]+ s, all ranks' ranks$np.out"
+    check "$np ranks on the device: the per-rank table has the device's own compute time, and its imbalance" \
+      grep -Eq '^Compute dev +[0-9.]*[1-9][0-9.]* +[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{3}$' "ranks$np.out"
   done
   deck nve-cpu-every 200 "${integrators[0]}" cpu
   sed -i 's/every: 10, file/every: 1, file/' nve-cpu-every.yaml
