@@ -98,10 +98,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
 
   void add_ghosts(const GhostRecords& in) override {
     const int m = static_cast<int>(in.size());
-    if (static_cast<long long>(a_.nall()) + m > INT_MAX)
-      throw std::invalid_argument("device halo: more atoms on one rank than an int can index");
-    const int first = a_.nall();
-    a_.resize_ghosts(a_.nghost + m);
+    const int first = add_ghost_slots(m);
     detail::tail_to_device(in.id, a_.id, static_cast<std::size_t>(first));
     detail::tail_to_device(in.type, a_.type, static_cast<std::size_t>(first));
     resize_exact(double_, in.pos.size());
@@ -112,10 +109,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
   void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override {
     const int m = select(static_cast<int>(n), detail::NearBound{coord(d), bound, dir});
     detail::to_host(index_, static_cast<std::size_t>(m), picked);  // the swap's send list, for the refresh
-    if (static_cast<long long>(a_.nall()) + m > INT_MAX)
-      throw std::invalid_argument("device halo: more atoms on one rank than an int can index");
-    const int first = a_.nall();
-    a_.resize_ghosts(a_.nghost + m);
+    const int first = add_ghost_slots(m);
     for_each_index(stream_, m,
                    detail::MakeImage{raw(index_), first, d, shift, raw(a_.id), raw(a_.type), raw(a_.x), raw(a_.y),
                                      raw(a_.z)});
@@ -169,6 +163,15 @@ class DeviceHaloAtoms final : public HaloAtoms {
   }
 
  private:
+  // Room for m more ghosts; the first new slot.
+  int add_ghost_slots(int m) {
+    if (static_cast<long long>(a_.nall()) + m > INT_MAX)
+      throw std::invalid_argument("device halo: more atoms on one rank than an int can index");
+    const int first = a_.nall();
+    a_.resize_ghosts(a_.nghost + m);
+    return first;
+  }
+
   const double* coord(int d) const { return raw(d == 0 ? a_.x : (d == 1 ? a_.y : a_.z)); }
 
   // Indices i < n that `keep` accepts, in order, into index_; their count.

@@ -8,13 +8,17 @@ double& coord(AtomStore& a, int d, std::size_t i) { return d == 0 ? a.x[i] : (d 
 
 }  // namespace
 
+void copy_migrant(AtomStore& to, std::size_t k, const AtomStore& from, std::size_t i) {
+  to.id[k] = from.id[i];
+  to.type[k] = from.type[i];
+  to.x[k] = from.x[i], to.y[k] = from.y[i], to.z[k] = from.z[i];
+  to.vx[k] = from.vx[i], to.vy[k] = from.vy[i], to.vz[k] = from.vz[i];
+  to.ix[k] = from.ix[i], to.iy[k] = from.iy[i], to.iz[k] = from.iz[i];
+}
+
 void push_migrant(AtomStore& to, const AtomStore& from, std::size_t i) {
-  to.id.push_back(from.id[i]);
-  to.type.push_back(from.type[i]);
-  to.x.push_back(from.x[i]), to.y.push_back(from.y[i]), to.z.push_back(from.z[i]);
-  to.vx.push_back(from.vx[i]), to.vy.push_back(from.vy[i]), to.vz.push_back(from.vz[i]);
-  to.ix.push_back(from.ix[i]), to.iy.push_back(from.iy[i]), to.iz.push_back(from.iz[i]);
-  ++to.nlocal;
+  to.resize_local(to.nlocal + 1);
+  copy_migrant(to, to.nlocal - 1, from, i);
 }
 
 void HostHaloAtoms::pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
@@ -59,13 +63,7 @@ void HostHaloAtoms::take_leavers(int d, double lo, double hi, AtomStore& below, 
       push_migrant(v < lo ? below : above, a, i);
       continue;
     }
-    if (kept != i) {
-      a.id[kept] = a.id[i];
-      a.type[kept] = a.type[i];
-      a.x[kept] = a.x[i], a.y[kept] = a.y[i], a.z[kept] = a.z[i];
-      a.vx[kept] = a.vx[i], a.vy[kept] = a.vy[i], a.vz[kept] = a.vz[i];
-      a.ix[kept] = a.ix[i], a.iy[kept] = a.iy[i], a.iz[kept] = a.iz[i];
-    }
+    if (kept != i) copy_migrant(a, kept, a, i);
     ++kept;
   }
   a.resize_local(kept);  // keeps the first `kept` entries
@@ -75,14 +73,7 @@ void HostHaloAtoms::add_locals(const AtomStore& in) {
   AtomStore& a = a_;
   const std::size_t base = a.nlocal, n = in.nlocal;
   a.resize_local(base + n);
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::size_t k = base + j;
-    a.id[k] = in.id[j];
-    a.type[k] = in.type[j];
-    a.x[k] = in.x[j], a.y[k] = in.y[j], a.z[k] = in.z[j];
-    a.vx[k] = in.vx[j], a.vy[k] = in.vy[j], a.vz[k] = in.vz[j];
-    a.ix[k] = in.ix[j], a.iy[k] = in.iy[j], a.iz[k] = in.iz[j];
-  }
+  for (std::size_t j = 0; j < n; ++j) copy_migrant(a, base + j, in, j);
 }
 
 }  // namespace tessera

@@ -73,7 +73,9 @@ class HostHaloAtoms final : public HaloAtoms {
   AtomStore& a_;
 };
 
-// Appends local i of `from` (the fields a migrating atom carries) to `to`.
+// Local i of `from` (the fields a migrating atom carries) into slot k of
+// `to`, or appended to it.
+void copy_migrant(AtomStore& to, std::size_t k, const AtomStore& from, std::size_t i);
 void push_migrant(AtomStore& to, const AtomStore& from, std::size_t i);
 
 }  // namespace tessera
