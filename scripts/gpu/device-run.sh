@@ -7,7 +7,8 @@
 # recorded, exit code and seconds, and the next one runs whatever happened;
 # without a GPU each step ends with a 'no GPU' line and results.md is still
 # written. What it writes into $OUT (8 files at most come back):
-#   results.md          the table of steps, exit codes, seconds, key lines
+#   results.md          the table of steps, exit codes, seconds, key lines,
+#                       and rows for benchmarks/results/gpu-figures.csv
 #   system.txt          nvidia-smi, tessera info, compute-sanitizer --version
 #   gpu-tests.log       tessera_gpu_tests, all test cases
 #   memcheck.log        the same under compute-sanitizer --tool memcheck
@@ -81,6 +82,7 @@ step() {
   remain=$(left)
   ((remain < cap)) && cap=$remain
   if ((cap < 10)); then
+    last_rc=-1
     rows+=("| $name | not run | 0 | out of time (budget ${budget} s) |")
     echo "== $name: not run, out of time" | tee -a "$log"
     return
@@ -89,6 +91,7 @@ step() {
   local s=$SECONDS rc
   timeout -k 10 "$cap" "$@" >>"$log" 2>&1
   rc=$?
+  last_rc=$rc
   local secs=$((SECONDS - s)) outcome
   case $rc in
     0) outcome=ok ;;
@@ -169,14 +172,30 @@ thermo() {
     rm -f "$1"
   fi
 }
+# figure LOG PRECISION LAYOUT ATOMS RANKS: the run the last step logged, when
+# it succeeded, as a row of benchmarks/results/gpu-figures.csv (printed in
+# results.md, to be copied there; `tessera plan` estimates time per step
+# from those rows).
+figure_rows=()
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
+commit=$(sed -n 's/^commit: *//p' "$B/MANIFEST.txt" 2>/dev/null | tr -d ',')
+figure() {
+  ((last_rc == 0)) || return 0
+  local rate
+  rate=$(grep -E '^Performance:' "$1" | tail -1 | awk '{print $2}')
+  [[ -n $rate && -n $gpu_name ]] || return 0
+  figure_rows+=("$(date -u +%F),${commit:-unknown},$gpu_name,cuda,$2,$3,$4,$5,$rate")
+}
 step "run lj-melt.yaml --backend cuda (32,000 atoms)" 60 "$OUT/run-32k.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cuda
 thermo lj-melt.thermo.csv "$OUT/run-32k.log" cuda
+figure "$OUT/run-32k.log" double rows 32000 1
 step "run lj-melt.yaml --backend cuda --precision mixed (32,000 atoms)" 60 "$OUT/run-32k.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cuda --precision mixed
 thermo lj-melt.thermo.csv "$OUT/run-32k.log" "cuda mixed"
+figure "$OUT/run-32k.log" mixed rows 32000 1
 step "run lj-melt.yaml --backend cpu (32,000 atoms, $(nproc) cores)" 60 "$OUT/run-32k.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cpu
@@ -185,18 +204,22 @@ step "run lj-melt-2m.yaml --backend cuda (2,048,000 atoms)" 120 "$OUT/run-cuda-2
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda
 thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m-16m.log"
+figure "$OUT/run-cuda-2m-16m.log" double rows 2048000 1
 step "run lj-melt-2m.yaml --backend cuda --precision mixed (2,048,000 atoms)" 120 "$OUT/run-cuda-2m-16m.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda --precision mixed
 thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m-16m.log" mixed
+figure "$OUT/run-cuda-2m-16m.log" mixed rows 2048000 1
 step "run lj-melt-16m.yaml --backend cuda (16,384,000 atoms)" 150 "$OUT/run-cuda-2m-16m.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt-16m.yaml --backend cuda
 thermo lj-melt-16m.thermo.csv "$OUT/run-cuda-2m-16m.log" 16m
+figure "$OUT/run-cuda-2m-16m.log" double rows 16384000 1
 step "run lj-melt-16m.yaml --backend cuda --precision mixed (16,384,000 atoms)" 150 "$OUT/run-cuda-2m-16m.log" \
   '^Performance:|[Ee]rror|error while loading' \
   "${OURS[@]}" "$B/bin/tessera" run lj-melt-16m.yaml --backend cuda --precision mixed
 thermo lj-melt-16m.thermo.csv "$OUT/run-cuda-2m-16m.log" "16m mixed"
+figure "$OUT/run-cuda-2m-16m.log" mixed rows 16384000 1
 # Several ranks sharing the one GPU (issue 5): the 2M melt on 2 and 4 ranks,
 # through the bundle's Open MPI (Debian's, not CUDA-aware: host-staged
 # halo, chosen by auto and self-tested at start). Each summary gives the
@@ -210,6 +233,7 @@ if [[ -x $B/mpi/bin/mpirun ]]; then
       '^Performance:|[Ee]rror|error while loading' \
       env OMP_NUM_THREADS=$(($(nproc) / np > 0 ? $(nproc) / np : 1)) "${MPI[@]}" -np $np "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda
     thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m-16m.log" "$np ranks"
+    figure "$OUT/run-cuda-2m-16m.log" double rows 2048000 $np
   done
 else
   rows+=("| mpirun (ranks sharing the GPU) | not run | 0 | the bundle has no Open MPI (run-on-device.sh found none) |")
@@ -223,6 +247,7 @@ for size in 2m 16m; do
     '^Performance:|^Device memory:|[Ee]rror|error while loading' \
     "${OURS[@]}" "$B/bin/tessera" run "lj-melt-$size-clusters.yaml" --backend cuda --precision mixed
   thermo "lj-melt-$size-clusters.thermo.csv" "$OUT/run-cuda-clusters.log" "$size mixed clusters"
+  figure "$OUT/run-cuda-clusters.log" mixed clusters "$([[ $size == 2m ]] && echo 2048000 || echo 16384000)" 1
 done
 
 # memcheck: every test case. racecheck looks only at shared memory, which
@@ -268,6 +293,14 @@ fi
     echo "| run | step | temp | pe | etotal | press |"
     echo "| --- | --- | --- | --- | --- | --- |"
     printf '%s\n' "${thermo_rows[@]}"
+    echo
+  fi
+  if ((${#figure_rows[@]})); then
+    echo "Rows for benchmarks/results/gpu-figures.csv (append them there; \`tessera plan\` estimates from them):"
+    echo
+    echo '```csv'
+    printf '%s\n' "${figure_rows[@]}"
+    echo '```'
     echo
   fi
   halo=$(grep -h -E '^(== mpirun|== run lj-melt-2m|Performance:|Halo exchange hidden|Halo       |Rebuilds on the)' \

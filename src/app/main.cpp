@@ -353,6 +353,10 @@ int main(int argc, char** argv) {
   plan->add_option("deck", plan_path, "Input deck (YAML)")->required();
   plan->add_option("--gpus", plan_gpus, "GPUs (one MPI rank each)")->required()->check(CLI::PositiveNumber);
   plan->add_option("--nodes", plan_nodes, "Nodes the GPUs are spread over")->check(CLI::PositiveNumber);
+  std::string plan_figures;
+  plan->add_option("--figures", plan_figures,
+                   "Measured GPU figures (CSV, as benchmarks/results/gpu-figures.csv) to estimate time per step from, "
+                   "instead of those built in");
 
   auto* info = app.add_subcommand("info", "Show the build, the GPUs found and why one is not usable");
 
@@ -368,7 +372,8 @@ int main(int argc, char** argv) {
     if (*validate) return cmd_validate(validate_path);
     if (*info) return cmd_info();
     if (*plan) {
-      fmt::print("{}", make_plan(load_with_overrides(plan_path, 0, ""), plan_gpus, plan_nodes));
+      fmt::print("{}",
+                 make_plan(load_with_overrides(plan_path, 0, ""), plan_gpus, plan_nodes, load_figures(plan_figures)));
       return kExitOk;
     }
   } catch (const InputError& e) {

@@ -105,9 +105,59 @@ std::string human_bytes(double b) {
   return fmt::format("{:.0f} kB", b / 1e3);
 }
 
+std::string human_seconds(double s) {
+  if (s >= 1) return fmt::format("{:.3g} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3g} ms", s * 1e3);
+  return fmt::format("{:.3g} us", s * 1e6);
+}
+
+std::string step_time_lines(const Deck& deck, const Figures& figures, long long atoms, bool several) {
+  const auto est = estimate_step_time(figures.rows, deck.precision, deck.neighbor.layout, atoms);
+  if (est.empty())
+    return fmt::format(
+        "Time per step: not estimated: no single-GPU CUDA figure for {} precision with neighbor.layout {}\n"
+        "  in {} ({} figure{} in all).\n"
+        "  Time a short run (a few thousand steps) and scale by run.steps, or give measured figures\n"
+        "  with --figures (docs/gpu.md).\n",
+        deck.precision, deck.neighbor.layout, figures.name, figures.rows.size(), figures.rows.size() == 1 ? "" : "s");
+  std::string out = fmt::format(
+      "Time per step: force and list work of the largest rank ({} atoms) at the throughput measured on one GPU\n"
+      "  ({}; {} precision, neighbor.layout {}):\n",
+      atoms, figures.name, deck.precision, deck.neighbor.layout);
+  for (const auto& e : est) {
+    const std::string sizes =
+        e.points == 1 ? fmt::format("measured at {} atoms", e.measured_lo)
+                      : fmt::format("measured at {} sizes, {}-{} atoms", e.points, e.measured_lo, e.measured_hi);
+    const char* side = e.side == StepEstimate::kAtMost ? "at most " : e.side == StepEstimate::kBeyond ? "about " : "";
+    const char* why = e.side == StepEstimate::kAtMost   ? "; fewer atoms than the smallest measured size"
+                      : e.side == StepEstimate::kBeyond ? "; more atoms than the largest measured size"
+                                                        : "";
+    const char* rate = e.side == StepEstimate::kAtMost ? "at least " : side;
+    out += fmt::format(
+        "  {}: {}{} per step, {}{:.3g} s for run.steps {}\n    {}{:.3g} atom-steps/s ({}{}; newest {}, {})\n", e.device,
+        side, human_seconds(e.seconds), side, e.seconds * static_cast<double>(deck.steps), deck.steps, rate,
+        e.atom_steps_per_s, sizes, why, e.newest_date, e.newest_commit);
+  }
+  if (several) out += "  The halo exchange between GPUs comes on top; it is not in these figures (docs/gpu.md).\n";
+  return out;
+}
+
+// The job's time limit from the slowest measured device: 1.5 x the run's
+// estimated time plus 10 minutes for start-up and checkpoints, in whole
+// minutes; HH:MM:SS to fill in when nothing was measured.
+std::string walltime(const Deck& deck, const Figures& figures, long long atoms) {
+  double slowest = 0;
+  for (const auto& e : estimate_step_time(figures.rows, deck.precision, deck.neighbor.layout, atoms))
+    slowest = std::max(slowest, e.seconds);
+  if (slowest == 0) return "HH:MM:SS";
+  const long long minutes = static_cast<long long>(std::ceil((1.5 * slowest * deck.steps + 600) / 60));
+  const long long days = minutes / 1440, h = minutes / 60 % 24, m = minutes % 60;
+  return days ? fmt::format("{}-{:02d}:{:02d}:00", days, h, m) : fmt::format("{:02d}:{:02d}:00", h, m);
+}
+
 }  // namespace
 
-std::string make_plan(const Deck& deck, int gpus, int nodes) {
+std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures) {
   if (gpus < 1) throw InputError(fmt::format("--gpus must be at least 1, got {}", gpus));
   if (nodes < 1 || gpus % nodes != 0)
     throw InputError(fmt::format("--nodes must divide --gpus ({} GPUs on {} nodes)", gpus, nodes));
@@ -150,16 +200,14 @@ std::string make_plan(const Deck& deck, int gpus, int nodes) {
       "\nLargest rank: {} atoms + {} ghosts, {} of GPU memory (neighbor.layout: {}; bytes per atom "
       "{:.0f} + list {:.0f}, per ghost {:.0f}; either precision). Load imbalance (max/mean atoms): {:.3f}\n",
       max_local, max_ghost, human_bytes(max_mem), layout, per.per_local, per.list_per_local, per.per_ghost, balance);
-  out +=
-      "Time per step: not estimated: no GPU throughput has been measured yet (benchmarks/results/ holds\n"
-      "  only CPU figures). Time a short run (a few thousand steps) and scale by run.steps.\n";
+  out += step_time_lines(deck, figures, max_local, gpus > 1);
   out += fmt::format(
       "\nSuggested job: copy slurm/requeue-until-done.sbatch (it passes the early-warning signal on to\n"
       "tessera and requeues the job until the run is done; docs/slurm.md) and set its header to:\n"
       "#SBATCH --nodes={}\n#SBATCH --ntasks-per-node={}\n#SBATCH --gpus-per-task=1\n#SBATCH --cpus-per-task=4\n"
-      "#SBATCH --time=HH:MM:SS\n#SBATCH --signal=B:USR1@300\n#SBATCH --requeue\n#SBATCH --open-mode=append\n"
+      "#SBATCH --time={}\n#SBATCH --signal=B:USR1@300\n#SBATCH --requeue\n#SBATCH --open-mode=append\n"
       "then: sbatch your-copy.sbatch {}\n",
-      nodes, gpus / nodes, deck.path);
+      nodes, gpus / nodes, walltime(deck, figures, max_local), deck.path);
   return out;
 }
 

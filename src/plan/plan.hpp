@@ -5,6 +5,7 @@
 #include "atoms/atom_store.hpp"
 #include "deck/deck.hpp"
 #include "domain/rank_grid.hpp"
+#include "plan/figures.hpp"
 
 namespace tessera {
 
@@ -12,7 +13,7 @@ namespace tessera {
 // laid out over N ranks (one GPU each): the rank grid, atoms and ghost atoms
 // per rank (counted from the deck's actual atoms), GPU memory per rank, time
 // per step from measured figures where any exist, and an #SBATCH header.
-std::string make_plan(const Deck& deck, int gpus, int nodes);
+std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures);
 
 // Atoms each rank of grid `g` would own, and the periodic images within
 // `reach` of its sub-box it would hold as ghosts. Rank r = (cz * ny + cy) * nx + cx.

@@ -61,6 +61,23 @@ check "plan lists 8 ranks of 4000 atoms" test "$(grep -Ec '^ +[0-7] +\([01],[01]
 check "plan suggests the job header" grep -q "^#SBATCH --ntasks-per-node=4" plan.txt
 "$bin" plan "$src/inputs/lj-melt.yaml" --gpus 3 --nodes 2 > /dev/null 2>&1
 check "plan: nodes must divide GPUs (exit 2)" test $? -eq 2
+check "plan has a time-per-step line from the built-in figures" grep -q "^Time per step: " plan.txt
+# Time per step from measured figures given on the command line: 4,000
+# atoms per rank at 2e8 atom-steps/s is 20 us, 2 ms for the deck's 100 steps.
+{
+  echo "# made by cli.sh"
+  echo "date,commit,device,backend,precision,layout,atoms,ranks,atom_steps_per_s"
+  echo "2026-12-01,abc1234,Test GPU,cuda,double,rows,4000,1,2e8"
+} > figures.csv
+"$bin" plan "$src/inputs/lj-melt.yaml" --gpus 8 --figures figures.csv > plan-figures.txt 2>&1
+check "plan --figures exits 0" test $? -eq 0
+check "plan --figures estimates 20 us per step" grep -q "Test GPU: 20 us per step, 0.002 s for run.steps 100" plan-figures.txt
+check "plan --figures sizes the time limit" grep -q "^#SBATCH --time=00:11:00" plan-figures.txt
+sed -i 's/,2e8$/,fast/' figures.csv
+"$bin" plan "$src/inputs/lj-melt.yaml" --gpus 8 --figures figures.csv > plan-bad.txt 2>&1
+check "plan: a bad figures file exits 2" test $? -eq 2
+check "plan: the message names the file, line and column" \
+  grep -q "figures.csv:3: column 9 (atom_steps_per_s): 'fast' is not a positive number" plan-bad.txt
 
 # Backend selection (issue 3, item 1). Without a usable GPU (CI, this
 # machine), `info` says why, `auto` runs on the CPU after a one-line notice
