@@ -67,6 +67,13 @@ void cells_seeing(double x, double lo, double len, int n, double reach, std::vec
   }
 }
 
+// The cell along one axis whose slab holds x (the cuts of cells_seeing).
+int owner_cell(double x, double lo, double len, int n) {
+  for (int c = 0; c + 1 < n; ++c)
+    if (x < lo + len * (c + 1) / n) return c;
+  return n - 1;
+}
+
 }  // namespace
 
 std::vector<RankCount> count_per_rank(const AtomStore& atoms, const Box& box, const RankGrid& g, double reach) {
@@ -74,11 +81,20 @@ std::vector<RankCount> count_per_rank(const AtomStore& atoms, const Box& box, co
   std::vector<std::array<int, 2>> seen[3];
   const std::vector<double>* xyz[3] = {&atoms.x, &atoms.y, &atoms.z};
   for (std::size_t i = 0; i < atoms.nlocal; ++i) {
-    for (int d = 0; d < 3; ++d) cells_seeing((*xyz[d])[i], box.lo[d], box.length(d), g.n[d], reach, seen[d]);
+    int owner[3];
+    for (int d = 0; d < 3; ++d) {
+      cells_seeing((*xyz[d])[i], box.lo[d], box.length(d), g.n[d], reach, seen[d]);
+      owner[d] = owner_cell((*xyz[d])[i], box.lo[d], box.length(d), g.n[d]);
+    }
     for (const auto& a : seen[0])
       for (const auto& b : seen[1])
         for (const auto& c : seen[2]) {
           RankCount& r = count[(static_cast<std::size_t>(c[0]) * g.n[1] + b[0]) * g.n[0] + a[0]];
+          // The last axis along which this image moved from its owner.
+          const std::array<int, 2>* along[3] = {&a, &b, &c};
+          int last = -1;
+          for (int d = 0; d < 3; ++d)
+            if ((*along[d])[0] != owner[d] || (*along[d])[1] != 0) last = d;
           const bool home = a[1] == 0 && b[1] == 0 && c[1] == 0;
           // The unshifted image inside a cell's own box is owned there; any
           // other image a cell sees is one of its ghosts.
@@ -88,10 +104,12 @@ std::vector<RankCount> count_per_rank(const AtomStore& atoms, const Box& box, co
             const SubDomain s = sub_domain(box, g, cell);
             for (int d = 0; d < 3; ++d) inside = inside && (*xyz[d])[i] >= s.lo[d] && (*xyz[d])[i] < s.hi[d];
           }
-          if (inside)
+          if (inside) {
             ++r.local;
-          else
+          } else {
             ++r.ghost;
+            if (last >= 0 && g.n[last] > 1) ++r.received;
+          }
         }
   }
   return count;
@@ -177,9 +195,9 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
   out += fmt::format("System     {} atoms, box {:g} x {:g} x {:g}, cutoff + skin {:g} ({:.0f} neighbours per atom)\n",
                      sim.natoms(), box.length(0), box.length(1), box.length(2), reach, neighbours);
   out += fmt::format("Rank grid  {} (chosen for the smallest halo)\n\n", grid.str());
-  out += fmt::format("{:>6} {:>12} {:>14} {:>12} {:>12} {:>12}\n", "rank", "grid cell", "atoms", "ghosts", "ghost/atom",
-                     "GPU memory");
-  long long max_local = 0, max_ghost = 0;
+  out += fmt::format("{:>6} {:>12} {:>14} {:>12} {:>12} {:>12} {:>14}\n", "rank", "grid cell", "atoms", "ghosts",
+                     "ghost/atom", "GPU memory", "halo in/step");
+  long long max_local = 0, max_ghost = 0, max_received = 0;
   double max_mem = 0;
   for (int r = 0; r < grid.size(); ++r) {
     const RankCount& c = counts[r];
@@ -187,10 +205,12 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
     const double mem = estimated_device_bytes(layout, c.local, c.ghost, neighbours).total;
     max_local = std::max(max_local, c.local);
     max_ghost = std::max(max_ghost, c.ghost);
+    max_received = std::max(max_received, c.received);
     max_mem = std::max(max_mem, mem);
     if (grid.size() <= 64 || r < 8 || r >= grid.size() - 8)
-      out += fmt::format("{:>6} {:>12} {:>14} {:>12} {:>12.3f} {:>12}\n", r, fmt::format("({},{},{})", cx, cy, cz),
-                         c.local, c.ghost, c.local ? double(c.ghost) / c.local : 0.0, human_bytes(mem));
+      out +=
+          fmt::format("{:>6} {:>12} {:>14} {:>12} {:>12.3f} {:>12} {:>14}\n", r, fmt::format("({},{},{})", cx, cy, cz),
+                      c.local, c.ghost, c.local ? double(c.ghost) / c.local : 0.0, human_bytes(mem), c.received);
     else if (r == 8)
       out += fmt::format("{:>6}\n", "...");
   }
@@ -200,6 +220,13 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
       "\nLargest rank: {} atoms + {} ghosts, {} of GPU memory (neighbor.layout: {}; bytes per atom "
       "{:.0f} + list {:.0f}, per ghost {:.0f}; either precision). Load imbalance (max/mean atoms): {:.3f}\n",
       max_local, max_ghost, human_bytes(max_mem), layout, per.per_local, per.list_per_local, per.per_ghost, balance);
+  int messages = 0;
+  for (int d = 0; d < 3; ++d) messages += grid.n[d] > 1 ? 2 : 0;
+  if (messages > 0)
+    out += fmt::format(
+        "Halo per step: up to {} ghost positions ({}) arrive at a rank in {} messages; the other ghosts are\n"
+        "  periodic copies made in place (axes with one rank). The same count as the run's `Halo per step` line.\n",
+        max_received, human_bytes(24.0 * static_cast<double>(max_received)), messages);
   out += step_time_lines(deck, figures, max_local, gpus > 1);
   out += fmt::format(
       "\nSuggested job: copy slurm/requeue-until-done.sbatch (it passes the early-warning signal on to\n"

@@ -17,8 +17,12 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
 
 // Atoms each rank of grid `g` would own, and the periodic images within
 // `reach` of its sub-box it would hold as ghosts. Rank r = (cz * ny + cy) * nx + cx.
+// `received`: the ghosts that arrive by message each step, as the staged
+// exchange (comm/halo_exchange.hpp) brings them: a ghost comes with the
+// last axis along which it moved, by message where that axis has several
+// ranks, made in place where it has one.
 struct RankCount {
-  long long local = 0, ghost = 0;
+  long long local = 0, ghost = 0, received = 0;
 };
 std::vector<RankCount> count_per_rank(const AtomStore& atoms, const Box& box, const RankGrid& g, double reach);
 

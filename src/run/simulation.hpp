@@ -63,6 +63,22 @@ class Simulation {
     long long records = 0;
   };
   RebuildTraffic rebuild_traffic() const { return traffic_; }
+  // The halo's traffic each step since the last build on this rank: ghost
+  // positions that arrive by message (not made in place along an axis with
+  // one rank), and the messages they come in.
+  struct HaloTraffic {
+    long long positions = 0;
+    int messages = 0;
+  };
+  HaloTraffic halo_traffic() const {
+    HaloTraffic t;
+    for (const HaloExchange::Swap& w : halo_.swaps())
+      if (!w.self) {
+        t.positions += static_cast<long long>(w.count);
+        ++t.messages;
+      }
+    return t;
+  }
   // "cpu (4 OpenMP threads), double precision, avx2 pair kernel", or the
   // device engine's description.
   std::string backend_description() const;

@@ -77,6 +77,12 @@ std::string performance_summary(const Simulation& sim) {
   }
   s += fmt::format("Neighbor list builds: {}; neighbors per atom: {}; ghost atoms: {}{}\n", sim.list_builds(), per_atom,
                    sim.atoms().nghost, sim.comm().parallel() ? " (rank 0)" : "");
+  if (sim.comm().parallel()) {
+    const Simulation::HaloTraffic h = sim.halo_traffic();
+    s += fmt::format(
+        "Halo per step: {} ghost positions received in {} messages, {:.1f} kB (rank 0; since the last list build)\n",
+        h.positions, h.messages, 24e-3 * static_cast<double>(h.positions));
+  }
   s += fmt::format("Backend: {}\n", sim.backend_description());
   if (sim.on_device()) {
     const double bytes = static_cast<double>(sim.device_bytes_peak());

@@ -3,7 +3,8 @@
 # 2, 3, 4 and 8 ranks give the one-rank thermo to 1e-10 relative for 20
 # steps; a given uneven grid (3 x 1 x 1) too; a long run keeps every atom
 # (the count and id checksums are verified at every rebuild); bad grids are
-# refused with exit 2.
+# refused with exit 2; `tessera plan` predicts each layout's ghosts and halo
+# traffic exactly.
 set -uo pipefail
 # shellcheck source=/dev/null
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -42,6 +43,24 @@ for np in 2 3 4 8; do
   check "$np ranks: per-rank atoms average 32000/$np" \
     awk -v np="$np" '/^Per rank/ { t = 1 } t && $1 == "Atoms" { found = 1; ok = ($3 == sprintf("%.0f", 32000 / np)) }
       END { exit !(found && ok) }' "np$np.out"
+done
+
+# The halo the plan predicts is the one the run builds: rank 0's ghosts and
+# the ghost positions it receives per step by message (a 1-step run, so the
+# run's figures are those of its first build, from the positions the plan
+# reads).
+sed -e 's/steps: 20/steps: 1/' melt.yaml > one.yaml
+for np in 2 3 4 8; do
+  mpi "$np" one.yaml > "one$np.out" 2>&1
+  "$bin" plan one.yaml --gpus "$np" > "plan$np.out" 2>&1
+  planned=$(awk '$1 == "0" && $2 ~ /^\(/ { print $4, $8 }' "plan$np.out")
+  ran=$(awk '/ghost atoms: / { sub(/.*ghost atoms: /, ""); g = $1 }
+    /^Halo per step: / { r = $4 } END { print g, r }' "one$np.out")
+  check "$np ranks: the plan's ghosts and halo per step for rank 0 ($planned) are the run's ($ran)" \
+    test -n "$planned" -a "$planned" = "$ran"
+  pm=$(sed -n 's/^Halo per step: .* in \([0-9]*\) messages.*/\1/p' "plan$np.out")
+  rm=$(sed -n 's/^Halo per step: .* received in \([0-9]*\) messages.*/\1/p' "one$np.out")
+  check "$np ranks: the plan's messages per step ($pm) are the run's ($rm)" test -n "$pm" -a "$pm" = "$rm"
 done
 
 # An uneven grid given in the deck.

@@ -31,6 +31,7 @@ TEST_CASE("plan's atom and ghost counts agree with the engine", "[plan]") {
   REQUIRE(one.size() == 1);
   CHECK(one[0].local == sim.natoms());
   CHECK(one[0].ghost == static_cast<long long>(sim.atoms().nghost));
+  CHECK(one[0].received == 0);  // every ghost a periodic copy made in place
   // Eight ranks: every atom owned once; the halo of each corner cell.
   const RankGrid g = choose_rank_grid(8, sim.box(), sim.reach());
   const auto eight = count_per_rank(sim.atoms(), sim.box(), g, sim.reach());
@@ -39,6 +40,7 @@ TEST_CASE("plan's atom and ghost counts agree with the engine", "[plan]") {
     owned += c.local;
     CHECK(c.local == sim.natoms() / 8);  // a lattice split on plane boundaries
     CHECK(c.ghost > c.local / 2);
+    CHECK(c.received == c.ghost);  // two ranks along every axis: every ghost comes by message
   }
   CHECK(owned == sim.natoms());
 }
