@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace tessera {
 
@@ -19,12 +20,6 @@ const char* const kFiguresHeader = "date,commit,device,backend,precision,layout,
 extern const char* const kBuiltinFigures;
 
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
 
 std::vector<std::string> fields_of(const std::string& line) {
   std::vector<std::string> out;

@@ -129,8 +129,8 @@ std::string human_seconds(double s) {
   return fmt::format("{:.3g} us", s * 1e6);
 }
 
-std::string step_time_lines(const Deck& deck, const Figures& figures, long long atoms, bool several) {
-  const auto est = estimate_step_time(figures.rows, deck.precision, deck.neighbor.layout, atoms);
+std::string step_time_lines(const Deck& deck, const Figures& figures, const std::vector<StepEstimate>& est,
+                            long long atoms, bool several) {
   if (est.empty())
     return fmt::format(
         "Time per step: not estimated: no single-GPU CUDA figure for {} precision with neighbor.layout {}\n"
@@ -163,10 +163,9 @@ std::string step_time_lines(const Deck& deck, const Figures& figures, long long 
 // The job's time limit from the slowest measured device: 1.5 x the run's
 // estimated time plus 10 minutes for start-up and checkpoints, in whole
 // minutes; HH:MM:SS to fill in when nothing was measured.
-std::string walltime(const Deck& deck, const Figures& figures, long long atoms) {
+std::string walltime(const Deck& deck, const std::vector<StepEstimate>& est) {
   double slowest = 0;
-  for (const auto& e : estimate_step_time(figures.rows, deck.precision, deck.neighbor.layout, atoms))
-    slowest = std::max(slowest, e.seconds);
+  for (const auto& e : est) slowest = std::max(slowest, e.seconds);
   if (slowest == 0) return "HH:MM:SS";
   const long long minutes = static_cast<long long>(std::ceil((1.5 * slowest * deck.steps + 600) / 60));
   const long long days = minutes / 1440, h = minutes / 60 % 24, m = minutes % 60;
@@ -227,14 +226,15 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
         "Halo per step: up to {} ghost positions ({}) arrive at a rank in {} messages; the other ghosts are\n"
         "  periodic copies made in place (axes with one rank). The same count as the run's `Halo per step` line.\n",
         max_received, human_bytes(24.0 * static_cast<double>(max_received)), messages);
-  out += step_time_lines(deck, figures, max_local, gpus > 1);
+  const auto est = estimate_step_time(figures.rows, deck.precision, layout, max_local);
+  out += step_time_lines(deck, figures, est, max_local, gpus > 1);
   out += fmt::format(
       "\nSuggested job: copy slurm/requeue-until-done.sbatch (it passes the early-warning signal on to\n"
       "tessera and requeues the job until the run is done; docs/slurm.md) and set its header to:\n"
       "#SBATCH --nodes={}\n#SBATCH --ntasks-per-node={}\n#SBATCH --gpus-per-task=1\n#SBATCH --cpus-per-task=4\n"
       "#SBATCH --time={}\n#SBATCH --signal=B:USR1@300\n#SBATCH --requeue\n#SBATCH --open-mode=append\n"
       "then: sbatch your-copy.sbatch {}\n",
-      nodes, gpus / nodes, walltime(deck, figures, max_local), deck.path);
+      nodes, gpus / nodes, walltime(deck, est), deck.path);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "system/build_system.hpp"
 #include "system/memory_check.hpp"
 
@@ -38,12 +39,6 @@ class DataFile {
   const std::string& comment() const { return comment_; }
   int line() const { return lineno_; }
   const std::string& path() const { return path_; }
-
-  static std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-  }
 
  private:
   std::string path_;
