@@ -5,10 +5,21 @@
 // transport (comm/halo_transport.hpp) carries the buffer, and what arrives
 // is unpacked into the swap's ghost slots on the device. Host-staged, the
 // buffers cross to pinned host memory and back; CUDA-aware, MPI gets the
-// device buffers themselves. Only the halo's positions move, not the atoms.
+// device buffers themselves; peer-copied (swaps whose partners share the
+// node), each rank copies its ghosts' positions out of the sender's packed
+// buffer itself (peer_copy.hpp) and MPI carries only two signals:
+//   packed: the sender's buffer holds this step's positions;
+//   copied: the receiver has them, so the sender may pack over them.
+// At a rebuild the sender's buffer may have to grow: the receiver unmaps it
+// first, and the handles travel again. Only the halo's positions move, not
+// the atoms.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "device/device_atoms.hpp"
+#include "device/peer_copy.hpp"
 #include "run/device_engine.hpp"
 
 namespace tessera::device {
@@ -55,6 +66,22 @@ class DeviceHalo {
   void set_transport(HaloTransport t) { transport_ = t; }
   HaloTransport transport() const { return transport_; }
 
+  // Per swap, whether it is peer-copied (DeviceEngine::set_peer_swaps);
+  // all false closes every mapping of the other ranks' buffers.
+  void set_peer_swaps(const std::vector<bool>& peer) {
+    peer_ = peer;
+    if (!any_peer()) {
+      imports_.clear();
+      return;
+    }
+    handshake_due_ = true;
+  }
+  bool any_peer() const {
+    for (bool p : peer_)
+      if (p) return true;
+    return false;
+  }
+
   // The swaps of the host's last build (host -> device: the send lists).
   void set(const std::vector<HaloSwap>& swaps) {
     swaps_ = swaps;
@@ -70,20 +97,27 @@ class DeviceHalo {
       // A swap to this rank itself unpacks straight from its packed buffer:
       // no receive buffer, no host copies, no message.
       const bool self = swaps[k].self;
-      const std::size_t n_out = 3 * swaps[k].send.size(), n_in = self ? 0 : 3 * static_cast<std::size_t>(swaps[k].count);
+      const std::size_t n_out = 3 * swaps[k].send.size(),
+                        n_in = self ? 0 : 3 * static_cast<std::size_t>(swaps[k].count);
       if (self && swaps[k].count != swaps[k].send.size())
         throw std::logic_error("device halo: a swap to this rank itself receives what it sends");
-      resize_exact(out_[k], n_out);
+      // A peer-copied swap's packed buffer may be mapped by its receiver:
+      // the handshake resizes it, once the receiver lets go.
+      if (!peer(k)) resize_exact(out_[k], n_out);
       resize_exact(in_[k], n_in);
-      host_out_[k].resize(self ? 0 : n_out);
-      host_in_[k].resize(n_in);
+      host_out_[k].resize(self || peer(k) ? 0 : n_out);
+      host_in_[k].resize(peer(k) ? 0 : n_in);
     }
+    handshake_due_ = any_peer();
   }
 
   // Swap by swap, in order (a swap may forward ghosts of the ones before),
   // on stream `on` (the pipeline's halo stream when overlapped).
   void refresh(DeviceAtoms& a, const SwapExchange& exchange) { refresh(a, exchange, stream_); }
   void refresh(DeviceAtoms& a, const SwapExchange& exchange, const DeviceStream& on) {
+    // A peer copy that fails is reported after every swap has run, so no
+    // partner waits for a signal this rank never sends.
+    std::string failed = handshake_due_ ? handshake(exchange) : std::string();
     for (std::size_t k = 0; k < swaps_.size(); ++k) {
       const HaloSwap& s = swaps_[k];
       const int n = static_cast<int>(s.send.size());
@@ -91,18 +125,22 @@ class DeviceHalo {
                      detail::PackHalo{raw(send_[k]), s.dim, s.shift, raw(a.x), raw(a.y), raw(a.z), raw(out_[k])});
       if (s.self) {
         // nothing to send: the packed buffer is what arrives
+      } else if (peer(k)) {
+        const std::string f = pull(k, exchange, on);
+        if (failed.empty()) failed = f;
       } else if (transport_ == HaloTransport::kCudaAware) {
         synchronize(on);  // MPI reads the packed buffer from here on
-        exchange(k, raw(out_[k]), raw(in_[k]));
+        exchange.positions(k, raw(out_[k]), raw(in_[k]));
       } else {
         copy_to_host(on, out_[k], host_out_[k].data());  // device -> pinned host: the packed halo
-        exchange(k, host_out_[k].data(), host_in_[k].data());
+        exchange.positions(k, host_out_[k].data(), host_in_[k].data());
         copy_to_device(on, host_in_[k].data(), in_[k]);  // pinned host -> device: the ghosts' positions
       }
       const double* arrived = raw(s.self ? out_[k] : in_[k]);
       for_each_index(on, static_cast<int>(s.count),
                      detail::UnpackHalo{arrived, static_cast<int>(s.first), raw(a.x), raw(a.y), raw(a.z)});
     }
+    if (!failed.empty()) throw std::runtime_error(failed);
   }
 
  private:
@@ -114,6 +152,68 @@ class DeviceHalo {
   // Per swap, so a copy to the device still in flight never has its
   // source overwritten by the next swap's message.
   std::vector<PinnedBuffer<double>> host_out_, host_in_;
+  std::vector<bool> peer_;
+  std::vector<PeerImport> imports_;  // per swap: the sender's packed buffer
+  bool handshake_due_ = false;
+
+  bool peer(std::size_t k) const { return k < peer_.size() && peer_[k] && !swaps_[k].self; }
+
+  // Every peer-copied swap's packed buffer at its new size, and the
+  // receiver mapping it: after each build, before the first refresh.
+  // Returns the first failure ("" if none), having run every swap's part.
+  std::string handshake(const SwapExchange& exchange) {
+    std::string failed;
+    if (peer_.size() != swaps_.size()) throw std::logic_error("device halo: peer swaps set for another list of swaps");
+    imports_.resize(swaps_.size());
+    for (std::size_t k = 0; k < swaps_.size(); ++k) {
+      if (!peer(k)) {
+        imports_[k].close();
+        continue;
+      }
+      const HaloSwap& s = swaps_[k];
+      const std::size_t n_out = 3 * s.send.size();
+      // Never an empty allocation: its handle would name nothing.
+      const bool grow = out_[k].capacity() == 0 || n_out > out_[k].capacity();
+      const double sender_grows = exchange.signal(s.to, grow ? 1.0 : 0.0, s.from);
+      if (sender_grows != 0.0) imports_[k].close();
+      (void)exchange.signal(s.from, 1.0, s.to);  // unmapped: the receiver no longer reads ours
+      if (grow) {
+        // Room to grow between rebuilds, so the handle rarely changes.
+        dvec<double> grown(std::max<std::size_t>(n_out + n_out / 4, 3 * 64));
+        out_[k].swap(grown);
+      }
+      out_[k].resize(n_out);  // within the capacity: the allocation stays
+      std::vector<char> theirs;
+      exchange.bytes(s.to, export_peer_buffer(raw(out_[k])), s.from, theirs);
+      try {
+        if (!imports_[k].is_open_to(theirs)) imports_[k].open(theirs);
+      } catch (const std::exception& e) {
+        imports_[k].close();
+        if (failed.empty()) failed = e.what();
+      }
+    }
+    handshake_due_ = false;
+    return failed;
+  }
+
+  // Swap k by peer copy: this rank's packed buffer is read by s.to, and
+  // this rank reads s.from's. A failed copy still sends its signal, so the
+  // partner never waits for one that does not come. Returns the failure.
+  std::string pull(std::size_t k, const SwapExchange& exchange, const DeviceStream& on) {
+    const HaloSwap& s = swaps_[k];
+    synchronize(on);  // the packed buffer is complete before the receiver is told
+    (void)exchange.signal(s.to, 1.0, s.from);
+    std::string failed;
+    try {
+      imports_.at(k).pull(on, raw(in_[k]), in_[k].size());
+    } catch (const std::exception& e) {
+      failed = e.what();
+    }
+    const double receiver_copied = exchange.signal(s.from, failed.empty() ? 1.0 : 0.0, s.to);
+    if (failed.empty() && receiver_copied == 0.0)
+      failed = "peer copy: rank " + std::to_string(s.to) + " could not copy this rank's positions";
+    return failed;
+  }
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

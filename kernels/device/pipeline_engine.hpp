@@ -103,6 +103,10 @@ class PipelineEngine final : public DeviceEngine {
     TESSERA_DEVICE_CALL("halo refresh", halo_.refresh(pipe_.atoms(), exchange));
   }
   void set_halo_transport(HaloTransport t) override { halo_.set_transport(t); }
+  std::string peer_copy_kind() const override { return device::peer_copy_kind(); }
+  void set_peer_swaps(const std::vector<bool>& peer) override {
+    TESSERA_DEVICE_CALL("peer copies", halo_.set_peer_swaps(peer));
+  }
   void compute_forces() override { TESSERA_DEVICE_CALL("pair forces", pipe_.compute_forces()); }
   void refresh_and_compute(const SwapExchange* exchange) override {
     if (!exchange) return TESSERA_DEVICE_CALL("ghost refresh and pair forces", pipe_.refresh_ghosts_and_compute());

@@ -232,9 +232,26 @@ if [[ -x $B/mpi/bin/mpirun ]]; then
     step "mpirun -np $np lj-melt-2m.yaml --backend cuda (ranks sharing the GPU)" 120 "$OUT/run-cuda-2m-16m.log" \
       '^Performance:|[Ee]rror|error while loading' \
       env OMP_NUM_THREADS=$(($(nproc) / np > 0 ? $(nproc) / np : 1)) "${MPI[@]}" -np $np "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda
+    [[ $np == 2 && -f lj-melt-2m.thermo.csv ]] && cp lj-melt-2m.thermo.csv staged-2.thermo.csv
     thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m-16m.log" "$np ranks"
     figure "$OUT/run-cuda-2m-16m.log" double rows 2048000 $np
   done
+  # Peer copies (deck peer_copies: auto; CUDA IPC between the two ranks'
+  # buffers on the one GPU), never run on a GPU before: the log must show
+  # their self-test passing, and the thermo must be the host-staged 2-rank
+  # run's bit for bit (the same positions arrive).
+  sed 's/lj-melt-2m\.thermo\.csv/lj-melt-2m-peer.thermo.csv/' lj-melt-2m.yaml >lj-melt-2m-peer.yaml
+  echo "peer_copies: auto" >>lj-melt-2m-peer.yaml
+  step "mpirun -np 2 lj-melt-2m-peer.yaml --backend cuda (peer copies, CUDA IPC)" 120 "$OUT/run-cuda-peer.log" \
+    '^Performance:|^Halo |[Ee]rror|error while loading' \
+    env OMP_NUM_THREADS=$(($(nproc) / 2)) "${MPI[@]}" -np 2 "$B/bin/tessera" run lj-melt-2m-peer.yaml --backend cuda
+  if grep -q '^Halo       peer copies (CUDA IPC) self-test passed' "$OUT/run-cuda-peer.log" &&
+    cmp -s staged-2.thermo.csv lj-melt-2m-peer.thermo.csv; then
+    rows+=("| peer copies: self-test passed, thermo bitwise the host-staged run's | 0 | 0 | ok (run-cuda-peer.log) |")
+  else
+    rows+=("| peer copies: self-test passed, thermo bitwise the host-staged run's | 1 | 0 | FAILED (run-cuda-peer.log) |")
+  fi
+  thermo lj-melt-2m-peer.thermo.csv "$OUT/run-cuda-peer.log" "2 ranks peer"
 else
   rows+=("| mpirun (ranks sharing the GPU) | not run | 0 | the bundle has no Open MPI (run-on-device.sh found none) |")
 fi

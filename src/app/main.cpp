@@ -115,7 +115,10 @@ int cmd_info() {
     // What a multi-rank GPU run would take for the halo with the deck's
     // default (cuda_aware_mpi: auto); the run checks it again once MPI is up.
     const TransportChoice t = choose_halo_transport("auto", mpi_cuda_support());
-    fmt::print("Halo       with GPUs and several ranks: {} ({})\n", to_string(t.transport), t.why);
+    fmt::print(
+        "Halo       with GPUs and several ranks: {} ({}); peer copies between ranks on one node "
+        "(CUDA IPC) when the deck says peer_copies: auto\n",
+        to_string(t.transport), t.why);
   }
   fmt::print("OpenMP     {} threads available\n", omp_get_max_threads());
   fmt::print("CPU kernel {} (best this CPU runs: {}; TESSERA_SIMD=scalar|avx2|avx512 chooses)\n",
@@ -283,6 +286,7 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   progress.finish();
   const std::string summary = performance_summary(sim);
   const std::string ranks = rank_balance_summary(sim);
+  sim.close_peer_copies();
   std::fputs(talk.quiet ? result_lines(summary).c_str() : (summary + ranks).c_str(), stdout);
   if (!outputs.last_checkpoint().empty()) fmt::print("Last checkpoint: {}\n", outputs.last_checkpoint());
   if (sim.step() < deck.steps) {

@@ -255,6 +255,21 @@ void Communicator::abort(int code) const {
   std::_Exit(code);
 }
 
+std::vector<int> Communicator::node_of_ranks() const {
+  std::vector<int> out(static_cast<std::size_t>(size_), 0);
+  if (!mpi_ || size_ == 1) return out;
+  MPI_Comm node = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "Comm_split_type");
+  // The label is the world rank of the node's first rank.
+  int leader = rank_;
+  const int rc = MPI_Bcast(&leader, 1, MPI_INT, 0, node);
+  MPI_Comm_free(&node);
+  check(rc, "Bcast (node)");
+  const WaitClock waiting(waited_);
+  check(MPI_Allgather(&leader, 1, MPI_INT, out.data(), 1, MPI_INT, MPI_COMM_WORLD), "Allgather");
+  return out;
+}
+
 std::string Communicator::host() const {
   char name[256] = {};
   gethostname(name, sizeof name - 1);

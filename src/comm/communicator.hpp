@@ -63,6 +63,10 @@ class Communicator {
 
   // "host" of this rank.
   std::string host() const;
+  // For every rank, a label of the node it runs on (ranks that can share
+  // memory, MPI_COMM_TYPE_SHARED, get the same label): the same vector on
+  // every rank. Which halo partners a peer copy can reach.
+  std::vector<int> node_of_ranks() const;
 
  private:
   Communicator() = default;

@@ -25,4 +25,13 @@ TransportChoice choose_halo_transport(const std::string& option, const MpiCudaSu
                                           support.how + ")"};
 }
 
+std::vector<bool> peer_swaps_here(const std::vector<HaloExchange::Swap>& swaps, const std::vector<int>& node_of_rank,
+                                  int rank) {
+  std::vector<bool> out(swaps.size(), false);
+  const auto node = [&](int r) { return node_of_rank.at(static_cast<std::size_t>(r)); };
+  for (std::size_t k = 0; k < swaps.size(); ++k)
+    out[k] = !swaps[k].self && node(swaps[k].to) == node(rank) && node(swaps[k].from) == node(rank);
+  return out;
+}
+
 }  // namespace tessera

@@ -167,6 +167,10 @@ struct Deck {
   // Device pointers straight to MPI for the halo: auto (when the library
   // says it takes them), on, off (comm/halo_transport.hpp).
   std::string cuda_aware_mpi = "auto";
+  // Swaps whose partners share this rank's node copy the halo between the
+  // ranks' device buffers themselves (CUDA IPC): auto, off. Off by default
+  // until it has passed its checks on a GPU (comm/halo_transport.hpp).
+  std::string peer_copies = "off";
   SystemSpec system;
   std::optional<VelocitySpec> velocity;
   PotentialSpec potential;

@@ -15,6 +15,7 @@ std::vector<std::string> build_table() {
       "precision",
       "threads",
       "cuda_aware_mpi",
+      "peer_copies",
       "system",
       "system.lattice",
       "system.lattice.style",

@@ -490,6 +490,9 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   d.cuda_aware_mpi = top.string("cuda_aware_mpi", "auto");
   if (d.cuda_aware_mpi != "auto" && d.cuda_aware_mpi != "on" && d.cuda_aware_mpi != "off")
     top.fail("cuda_aware_mpi", fmt::format("unknown value '{}' (known: auto, on, off)", d.cuda_aware_mpi));
+  d.peer_copies = top.string("peer_copies", "off");
+  if (d.peer_copies != "auto" && d.peer_copies != "off")
+    top.fail("peer_copies", fmt::format("unknown value '{}' (known: auto, off)", d.peer_copies));
   const long long threads = top.integer("threads", 0);
   if (threads < 0 || threads > 4096) top.fail("threads", "must be between 0 (default) and 4096");
   d.threads = static_cast<int>(threads);

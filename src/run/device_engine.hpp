@@ -30,12 +30,21 @@ class Simulation;
 // Several ranks: at each rebuild the host's HaloExchange migrates the atoms
 // and builds the ghosts through halo_atoms(), which picks and appends them on
 // the device: only the atoms that cross a face pass through the host. Between
-// rebuilds the device packs each swap's positions and the transport
-// (HaloExchange::exchange_positions through MPI) carries them: `out` holds
-// the swap's 3 * send.size() positions, `in` receives its 3 * count, both
-// in host memory (host-staged) or both on the device (CUDA-aware).
+// rebuilds the device packs each swap's positions and a transport carries
+// them (halo_transport.hpp).
 using HaloSwap = HaloExchange::Swap;
-using SwapExchange = std::function<void(std::size_t swap, const double* out, double* in)>;
+struct SwapExchange {
+  // Swap k's positions through MPI (HaloExchange::exchange_positions): `out`
+  // holds the swap's 3 * send.size() positions, `in` receives its 3 * count,
+  // both in host memory (host-staged) or both on the device (CUDA-aware).
+  std::function<void(std::size_t k, const double* out, double* in)> positions;
+  // Peer copies' handshake at a rebuild: `out` to rank `to` while `in`
+  // comes from rank `from` (the buffers' handles).
+  std::function<void(int to, const std::vector<char>& out, int from, std::vector<char>& in)> bytes;
+  // Peer copies' signals every step ("packed", "copied"): one value to
+  // `to`, the one from `from` returned.
+  std::function<double(int to, double value, int from)> signal;
+};
 
 class DeviceEngine {
  public:
@@ -78,6 +87,14 @@ class DeviceEngine {
   virtual IdSums local_id_sums() const = 0;
   // What carries the halo's buffers (host-staged by default).
   virtual void set_halo_transport(HaloTransport t) = 0;
+  // How this device copies from another process's buffers on its node
+  // ("CUDA IPC"), or "" when it cannot.
+  virtual std::string peer_copy_kind() const = 0;
+  // Per swap of the last build_list: true where the partners pull each
+  // other's packed positions by peer copy instead of the transport. The
+  // same on every rank (a swap is peer-copied everywhere or nowhere, so the
+  // messages match); all false to stop, which closes every peer mapping.
+  virtual void set_peer_swaps(const std::vector<bool>& peer) = 0;
   virtual void compute_forces() = 0;
   // refresh_ghosts (exchange null) or refresh_halo, then compute_forces,
   // with the forces that need no ghost computed while the ghosts move.

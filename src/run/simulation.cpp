@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -213,11 +214,33 @@ void Simulation::build_list() {
 }
 
 SwapExchange Simulation::swap_exchange() {
-  return [this](std::size_t k, const double* out, double* in) { halo_.exchange_positions(k, out, in); };
+  SwapExchange e;
+  e.positions = [this](std::size_t k, const double* out, double* in) { halo_.exchange_positions(k, out, in); };
+  e.bytes = [this](int to, const std::vector<char>& out, int from, std::vector<char>& in) {
+    comm_.sendrecv(to, out, from, in);
+  };
+  e.signal = [this](int to, double value, int from) {
+    double got = 0;
+    comm_.sendrecv_doubles(to, &value, 1, from, &got, 1);
+    return got;
+  };
+  return e;
+}
+
+void Simulation::choose_peer_swaps() {
+  peer_swaps_.assign(halo_.swaps().size(), false);
+  if (deck_.peer_copies == "off") return;
+  const std::vector<bool> here = peer_swaps_here(halo_.swaps(), comm_.node_of_ranks(), comm_.rank());
+  const std::string kind = device_->peer_copy_kind();
+  // A swap is peer-copied on every rank or on none, so each message has
+  // its partner.
+  for (std::size_t k = 0; k < here.size(); ++k) peer_swaps_[k] = comm_.max(here[k] && !kind.empty() ? 0 : 1) == 0;
 }
 
 void Simulation::check_halo_transport() {
   transport_checked_ = true;
+  choose_peer_swaps();
+  device_->set_peer_swaps(peer_swaps_);
   AtomStore built;
   device_->download(built);  // device -> host: once, at start-up: the ghosts as built
   const std::size_t first = built.nlocal, n = built.nghost;
@@ -243,29 +266,55 @@ void Simulation::check_halo_transport() {
       failure = fmt::format("rank {}: {}", comm_.rank(), e.what());
     }
     const long long ghosts = comm_.sum(static_cast<long long>(n));
+    const std::size_t peer = static_cast<std::size_t>(std::count(peer_swaps_.begin(), peer_swaps_.end(), true));
+    const std::string carried = describe_transport();
     if (comm_.sum(wrong) == 0) {
       std::size_t messages = 0;
       for (const HaloExchange::Swap& w : halo_.swaps()) messages += !w.self;
       transport_report_ = fmt::format(
-          "{}{} self-test passed: {} ghost positions ({} swaps per rank, {} of them messages) came back bit for bit",
-          fell_back, to_string(transport_.transport), ghosts, halo_.swaps().size(), messages);
+          "{}{} self-test passed: {} ghost positions ({} swaps per rank, {} of them between ranks) came back bit for "
+          "bit",
+          fell_back, carried, ghosts, halo_.swaps().size(), messages);
       return;
     }
     // This rank's failure, else rank 0's, else a word that another rank's differ.
     const std::string said = comm_.broadcast_text(failure);
     const std::string what = !failure.empty() ? failure : !said.empty() ? said : "another rank's ghosts differ";
-    if (transport_.transport != HaloTransport::kCudaAware)
-      throw SimulationError(fmt::format("halo self-test at step {} failed with the {} transport: {}", step_,
-                                        to_string(transport_.transport), what));
+    if (peer == 0 && transport_.transport != HaloTransport::kCudaAware)
+      throw SimulationError(
+          fmt::format("halo self-test at step {} failed with the {} transport: {}", step_, carried, what));
+    fell_back += carried + " failed its self-test (" + what + "), fell back; ";
+    if (peer > 0) {
+      peer_swaps_.assign(peer_swaps_.size(), false);
+      device_->set_peer_swaps(peer_swaps_);  // unmaps the other ranks' buffers
+      comm_.barrier();                       // before any rank frees one of its own
+    } else {
+      transport_ = {HaloTransport::kHostStaged, "CUDA-aware MPI failed the start-up self-test: " + what};
+      device_->set_halo_transport(transport_.transport);
+    }
     if (comm_.rank() == 0)
-      std::fprintf(stderr, "tessera: halo self-test with CUDA-aware MPI failed (%s): falling back to host-staged\n",
-                   what.c_str());
-    fell_back = "CUDA-aware MPI failed its self-test (" + what + "), fell back; ";
-    transport_ = {HaloTransport::kHostStaged, "CUDA-aware MPI failed the start-up self-test: " + what};
-    device_->set_halo_transport(transport_.transport);
+      std::fprintf(stderr, "tessera: halo self-test with %s failed (%s): falling back to %s\n", carried.c_str(),
+                   what.c_str(), describe_transport().c_str());
     device_->upload(built);  // the ghosts as built, whatever the failed refresh left
     device_->build_list(sub_, halo_.swaps());
   }
+}
+
+void Simulation::close_peer_copies() {
+  if (!device_ || std::find(peer_swaps_.begin(), peer_swaps_.end(), true) == peer_swaps_.end()) return;
+  device_->set_peer_swaps(std::vector<bool>(peer_swaps_.size(), false));
+  comm_.barrier();
+}
+
+std::string Simulation::describe_transport() const {
+  const std::size_t peer = static_cast<std::size_t>(std::count(peer_swaps_.begin(), peer_swaps_.end(), true));
+  if (peer == 0) return to_string(transport_.transport);
+  std::size_t between = 0;
+  for (const HaloExchange::Swap& w : halo_.swaps()) between += !w.self;
+  const std::string kind = fmt::format("peer copies ({})", device_->peer_copy_kind());
+  if (peer == between) return kind;
+  return fmt::format("{} for {} of {} swaps between ranks, {} for the rest", kind, peer, between,
+                     to_string(transport_.transport));
 }
 
 void Simulation::maybe_balance() {
@@ -300,7 +349,8 @@ void Simulation::maybe_balance() {
     if (!grid_.cut[d].empty()) planes += fmt::format(" {}: {:.4f}", "xyz"[d], fmt::join(grid_.cut[d], " "));
   const std::string over = lb.by_time ? fmt::format(" over the last {} steps", interval) : std::string();
   fmt::print("Step {}: load balance by {}: imbalance (max/mean) {:.3f}{}; planes now at{}\n", step_,
-             lb.by_time ? (device_ ? "device pair + neighbour time" : "pair + neighbour time") : "atom count", last_imbalance_, over, planes);
+             lb.by_time ? (device_ ? "device pair + neighbour time" : "pair + neighbour time") : "atom count",
+             last_imbalance_, over, planes);
   std::fflush(stdout);
 }
 
@@ -360,11 +410,9 @@ void Simulation::setup() {
 }
 
 bool Simulation::rebuild_due() {
-  return tessera::rebuild_due(deck_.neighbor, step_ - last_build_,
-                              [&] {
-                                return comm_.max(device_ ? device_->max_displacement_sq()
-                                                         : max_displacement_sq(atoms_, nlist_));
-                              });
+  return tessera::rebuild_due(deck_.neighbor, step_ - last_build_, [&] {
+    return comm_.max(device_ ? device_->max_displacement_sq() : max_displacement_sq(atoms_, nlist_));
+  });
 }
 
 // The guard of motion_guard.hpp; all ranks stop together.

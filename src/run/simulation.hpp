@@ -69,13 +69,15 @@ class Simulation {
   struct HaloTraffic {
     long long positions = 0;
     int messages = 0;
+    int peer_copies = 0;  // swaps the receiver copies from the sender's buffer
   };
   HaloTraffic halo_traffic() const {
     HaloTraffic t;
-    for (const HaloExchange::Swap& w : halo_.swaps())
-      if (!w.self) {
-        t.positions += static_cast<long long>(w.count);
-        ++t.messages;
+    const std::vector<HaloExchange::Swap>& swaps = halo_.swaps();
+    for (std::size_t k = 0; k < swaps.size(); ++k)
+      if (!swaps[k].self) {
+        t.positions += static_cast<long long>(swaps[k].count);
+        ++(k < peer_swaps_.size() && peer_swaps_[k] ? t.peer_copies : t.messages);
       }
     return t;
   }
@@ -86,6 +88,14 @@ class Simulation {
   // start-up self-test found ("" otherwise, or before the first build).
   std::string halo_transport_report() const { return transport_report_; }
   const TransportChoice& halo_transport() const { return transport_; }
+  // "CUDA-aware MPI", "peer copies (CUDA IPC)", or peer copies for some
+  // swaps and the transport for the rest.
+  std::string describe_transport() const;
+  // Every rank unmaps the buffers its peer copies read, then all meet, so
+  // none frees a buffer another still maps (undefined with CUDA IPC). Call
+  // on every rank at the end of a run that finished; the summary's counts
+  // stay as they were.
+  void close_peer_copies();
 
   // Halo, neighbour list and forces for the current positions.
   void setup();
@@ -161,6 +171,7 @@ class Simulation {
   // the host just built, bit for bit, on every rank; CUDA-aware MPI that
   // fails it falls back to host-staged.
   void check_halo_transport();
+  void choose_peer_swaps();
   SwapExchange swap_exchange();
   // Why `s` cannot continue this deck's run ("" if it can), given every
   // rank's (id, type) sorted by id.
@@ -200,6 +211,7 @@ class Simulation {
   std::unique_ptr<DeviceEngine> device_;
   TransportChoice transport_;
   std::string transport_report_;
+  std::vector<bool> peer_swaps_;
   bool transport_checked_ = false;
   mutable bool atoms_stale_ = false, list_stale_ = false;
   bool list_current_ = true;

@@ -41,11 +41,15 @@ std::string run_banner(const Simulation& sim) {
       s += "Halo       MPI from host memory (CPU backend)\n";
     } else {
       const TransportChoice& t = sim.halo_transport();
-      s += fmt::format("Halo       {}: {}; {}\n", to_string(t.transport),
+      const std::string peer = d.peer_copies == "auto"
+                                   ? "; peer_copies: auto (the swaps whose partners share a node are copied by the "
+                                     "receiver, checked at the first build)"
+                                   : "";
+      s += fmt::format("Halo       {}: {}; {}{}\n", sim.describe_transport(),
                        t.transport == HaloTransport::kCudaAware
                            ? "the device packs each swap and MPI moves the device buffers"
                            : "the device packs each swap, pinned host buffers carry it through MPI",
-                       t.why);
+                       t.why, peer);
       if (const std::string r = sim.halo_transport_report(); !r.empty()) s += "           " + r + "\n";
     }
   }
@@ -79,9 +83,12 @@ std::string performance_summary(const Simulation& sim) {
                    sim.atoms().nghost, sim.comm().parallel() ? " (rank 0)" : "");
   if (sim.comm().parallel()) {
     const Simulation::HaloTraffic h = sim.halo_traffic();
-    s += fmt::format(
-        "Halo per step: {} ghost positions received in {} messages, {:.1f} kB (rank 0; since the last list build)\n",
-        h.positions, h.messages, 24e-3 * static_cast<double>(h.positions));
+    const std::string how =
+        h.peer_copies == 0 ? fmt::format("in {} messages", h.messages)
+                           : fmt::format("by {} peer copies{}", h.peer_copies,
+                                         h.messages ? fmt::format(" and in {} messages", h.messages) : std::string());
+    s += fmt::format("Halo per step: {} ghost positions received {}, {:.1f} kB (rank 0; since the last list build)\n",
+                     h.positions, how, 24e-3 * static_cast<double>(h.positions));
   }
   s += fmt::format("Backend: {}\n", sim.backend_description());
   if (sim.on_device()) {

@@ -50,7 +50,8 @@ TEST_CASE("A halo swap to this rank itself stays on the device, and only the oth
     halo.set(swaps);
     std::vector<std::size_t> carried;
     // The "neighbour" sends back what it got, one more box length along y.
-    const SwapExchange echo = [&](std::size_t k, const double* out, double* in) {
+    SwapExchange echo;
+    echo.positions = [&](std::size_t k, const double* out, double* in) {
       carried.push_back(k);
       for (std::size_t v = 0; v < 3 * swaps[k].count; ++v) in[v] = out[v] + (v % 3 == 1 ? 100.0 : 0.0);
     };
@@ -69,3 +70,78 @@ TEST_CASE("A halo swap to this rank itself stays on the device, and only the oth
     }
   }
 }
+
+// Peer copies in one process (device_halo.hpp, peer_copy.hpp): the "partner"
+// is this rank itself, so the handshake maps its own packed buffer and the
+// copy reads it back. Send lists that grow past the buffer move it (a new
+// handle travels and the receiver maps it afresh); lists that shrink or
+// grow within it keep the same handle, and the positions stay right.
+// Not on a GPU: CUDA IPC cannot map a process's own memory, so there the
+// protocol is checked with two ranks (scripts/gpu/device-run.sh).
+#if THRUST_DEVICE_SYSTEM != THRUST_DEVICE_SYSTEM_CUDA
+TEST_CASE("Peer-copied swaps follow their send buffer across rebuilds, and re-map only when it moves",
+          "[device][halo]") {
+  AtomStore a;
+  a.ntypes = 1;
+  a.mass_of_type = {0.0, 1.0};
+  const std::size_t n = 700;  // every other atom, from the last, for the longest list
+  a.resize_local(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a.id[i] = static_cast<AtomId>(i + 1);
+    a.type[i] = 1;
+    a.x[i] = 0.25 + i;
+    a.y[i] = 0.5 + 2.0 * i;
+    a.z[i] = 0.75 + 3.0 * i;
+  }
+  device::DeviceHalo halo;
+  std::vector<std::vector<char>> handles;
+  int signals = 0;
+  SwapExchange self;
+  self.positions = [](std::size_t, const double*, double*) { FAIL("a peer-copied swap went through the transport"); };
+  self.bytes = [&](int, const std::vector<char>& out, int, std::vector<char>& in) {
+    handles.push_back(out);
+    in = out;
+  };
+  self.signal = [&](int, double v, int) {
+    ++signals;
+    return v;
+  };
+  // Send lists of 10, 300 (past the first buffer), 100 (within) atoms.
+  const std::size_t sizes[] = {10, 300, 100};
+  for (std::size_t build = 0; build < 3; ++build) {
+    const std::size_t m = sizes[build];
+    AtomStore b = a;
+    b.resize_ghosts(m);
+    std::vector<HaloSwap> swaps(1);
+    swaps[0].dim = 2;
+    swaps[0].shift = -7.0;
+    swaps[0].to = swaps[0].from = 1;
+    for (std::size_t i = 0; i < m; ++i) swaps[0].send.push_back(static_cast<int>(n - 1 - 2 * i));
+    swaps[0].first = n;
+    swaps[0].count = m;
+    device::DeviceAtoms d;
+    device::upload_atoms(b, d);
+    halo.set(swaps);
+    halo.set_peer_swaps({true});
+    signals = 0;
+    halo.refresh(d, self);
+    CHECK(signals == 4);  // handshake: grows?, unmapped; the step: packed, copied
+    AtomStore back;
+    device::download_atoms(d, back);
+    REQUIRE(back.nghost == m);
+    long long wrong = 0;
+    for (std::size_t k = 0; k < m; ++k) {
+      const std::size_t i = n - 1 - 2 * k;
+      wrong += back.x[n + k] != a.x[i] || back.y[n + k] != a.y[i] || back.z[n + k] != a.z[i] - 7.0;
+    }
+    CHECK(wrong == 0);
+    signals = 0;
+    halo.refresh(d, self);  // between rebuilds: no handshake
+    CHECK(signals == 2);
+  }
+  REQUIRE(handles.size() == 3);
+  CHECK(handles[1] != handles[0]);  // 10 -> 300 atoms: the buffer moved
+  CHECK(handles[2] == handles[1]);  // 300 -> 100: it stayed
+  halo.set_peer_swaps({false});
+}
+#endif

@@ -25,6 +25,8 @@ class ForwardingEngine : public DeviceEngine {
   void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override { e_->build_list(sd, swaps); }
   void refresh_halo(const SwapExchange& exchange) override { e_->refresh_halo(exchange); }
   void set_halo_transport(HaloTransport t) override { e_->set_halo_transport(t); }
+  std::string peer_copy_kind() const override { return e_->peer_copy_kind(); }
+  void set_peer_swaps(const std::vector<bool>& peer) override { e_->set_peer_swaps(peer); }
   HaloAtoms& halo_atoms() override { return e_->halo_atoms(); }
   void wrap() override { e_->wrap(); }
   void sort(const SubDomain& sd) override { e_->sort(sd); }

@@ -10,6 +10,9 @@
 // every message (the receive buffer comes back zeroed, as from a library
 // that took the device pointer for something else), so the e2e test can
 // watch the start-up self-test catch it and fall back to host-staged.
+// TESSERA_HOSTDEV_BROKEN_PEER_COPIES=1 zeroes the handles of its peer
+// copies as they arrive, so no rank can map its partner's buffer and the
+// self-test must drop them.
 // TESSERA_HOSTDEV_HOST_REBUILD=1 makes several ranks rebuild on the host
 // (every atom to the host and back at each rebuild, the way before the
 // device migrated its own atoms): the reference the device's rebuild must
@@ -59,13 +62,38 @@ class BrokenCudaAwareEngine final : public ForwardingEngine {
  private:
   SwapExchange wrap(const SwapExchange& exchange) const {
     if (transport_ != HaloTransport::kCudaAware) return exchange;
-    return [exchange, this](std::size_t k, const double* out, double* in) {
-      exchange(k, out, in);
+    SwapExchange broken = exchange;
+    broken.positions = [exchange, this](std::size_t k, const double* out, double* in) {
+      exchange.positions(k, out, in);
       std::fill(in, in + counts_.at(k), 0.0);
     };
+    return broken;
   }
   HaloTransport transport_ = HaloTransport::kHostStaged;
   std::vector<std::size_t> counts_;
+};
+
+// Peer copies whose handles arrive as zeros, as from a process that
+// cannot share its memory: every rank's mapping fails.
+class BrokenPeerEngine final : public ForwardingEngine {
+ public:
+  using ForwardingEngine::ForwardingEngine;
+  void refresh_halo(const SwapExchange& exchange) override { ForwardingEngine::refresh_halo(wrap(exchange)); }
+  void refresh_and_compute(const SwapExchange* exchange) override {
+    if (!exchange) return ForwardingEngine::refresh_and_compute(nullptr);
+    const SwapExchange w = wrap(*exchange);
+    ForwardingEngine::refresh_and_compute(&w);
+  }
+
+ private:
+  static SwapExchange wrap(const SwapExchange& exchange) {
+    SwapExchange broken = exchange;
+    broken.bytes = [exchange](int to, const std::vector<char>& out, int from, std::vector<char>& in) {
+      exchange.bytes(to, out, from, in);
+      std::fill(in.begin(), in.end(), 0);
+    };
+    return broken;
+  }
 };
 
 class HostRebuildEngine final : public ForwardingEngine {
@@ -151,6 +179,7 @@ std::unique_ptr<DeviceEngine> make_device_engine(const Simulation& sim, int gpu)
                                              fmt::format("cuda, GPU {} (Thrust OpenMP host device, test build)", gpu));
   if (env_is_1("TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI"))
     engine = std::make_unique<BrokenCudaAwareEngine>(std::move(engine));
+  if (env_is_1("TESSERA_HOSTDEV_BROKEN_PEER_COPIES")) engine = std::make_unique<BrokenPeerEngine>(std::move(engine));
   if (env_is_1("TESSERA_HOSTDEV_HOST_REBUILD")) engine = std::make_unique<HostRebuildEngine>(std::move(engine));
   const char* fault = std::getenv("TESSERA_HOSTDEV_MIGRATION_FAULT");
   const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");

@@ -36,6 +36,8 @@ cd "$work"
 "$dev" info > info.txt 2>&1
 check "info: the stand-in device is usable" grep -q "^GPU 0 .*Thrust OpenMP host device.*: usable$" info.txt
 check "info: auto takes it" grep -q "^Backend    auto runs on: GPU 0 (Thrust OpenMP host device); several ranks" info.txt
+check "info: says how peer copies are asked for" \
+  grep -q "; peer copies between ranks on one node (CUDA IPC) when the deck says peer_copies: auto$" info.txt
 
 # deck NAME STEPS INTEGRATOR [BACKEND]: 2,048 atoms (8^3 fcc cells),
 # checkpoints every 100 steps, thermo every 10, trajectory every 50.
@@ -169,7 +171,7 @@ if command -v mpirun > /dev/null; then
     check "$np ranks on the device: the banner names the halo transport and why" \
       grep -q "^Halo       host-staged: the device packs each swap, pinned host buffers carry it through MPI; cuda_aware_mpi: auto, and the library is not CUDA-aware (MPIX_CUDA_AWARE_SUPPORT = 0, MPIX_Query_cuda_support() = 0)$" "ranks$np.out"
     check "$np ranks on the device: the transport's self-test passed" \
-      grep -Eq "^Halo       host-staged self-test passed: [1-9][0-9]* ghost positions \(6 swaps per rank, $((np == 2 ? 2 : 4)) of them messages\) came back bit for bit$" "ranks$np.out"
+      grep -Eq "^Halo       host-staged self-test passed: [1-9][0-9]* ghost positions \(6 swaps per rank, $((np == 2 ? 2 : 4)) of them between ranks\) came back bit for bit$" "ranks$np.out"
     check "$np ranks on the device: the summary measures the halo and its hidden part per rank" \
       bash -c "grep -Eq '^Halo \(s\) +[0-9.]+ +[0-9.]+ +[0-9.]+' ranks$np.out && grep -Eq '^Halo exchange hidden behind computation: [0-9]+% \([0-9.]+ of [0-9.]+ s, all ranks' ranks$np.out"
     check "$np ranks on the device: the per-rank table has the device's own compute time, and its imbalance" \
@@ -304,6 +306,39 @@ PY
     grep -Eq "^Halo       CUDA-aware MPI failed its self-test \(.*\), fell back; host-staged self-test passed" ranks2-broken.out
   check "broken CUDA-aware MPI: after the fallback the thermo is the host-staged run's, bit for bit" \
     cmp -s ranks2.csv ranks2-broken.csv
+
+  # Peer copies (peer_copies: auto): every rank here shares the node, so each
+  # swap between ranks is copied by the receiver out of the sender's buffer
+  # (on the stand-in device: Linux cross-memory attach, the protocol CUDA IPC
+  # runs on a GPU), MPI carrying only signals. The same positions arrive, so
+  # the thermo is the host-staged run's bit for bit, over rebuilds whose
+  # send lists grow and shrink (and 4 ranks on the cluster list). Then
+  # handles that cannot be opened: the self-test drops the peer copies.
+  for np in 2 4; do
+    cp "ranks$np.yaml" "ranks$np-peer.yaml"
+    sed -i "s/ranks$np\./ranks$np-peer./g" "ranks$np-peer.yaml"
+    echo "peer_copies: auto" >> "ranks$np-peer.yaml"
+    OMP_NUM_THREADS=1 timeout 300 "${mpi[@]}" -np $np "$dev" run "ranks$np-peer.yaml" > "ranks$np-peer.out" 2>&1
+    check "$np ranks, peer copies: exit 0" test $? -eq 0
+    check "$np ranks, peer copies: the banner names them, and the self-test passed" \
+      grep -Eq "^Halo       peer copies \(cross-memory attach\) self-test passed: [1-9][0-9]* ghost positions \(6 swaps per rank, $((np == 2 ? 2 : 4)) of them between ranks\) came back bit for bit$" "ranks$np-peer.out"
+    check "$np ranks, peer copies: the banner says they are asked for" \
+      grep -q "; peer_copies: auto (the swaps whose partners share a node are copied by the receiver, checked at the first build)$" "ranks$np-peer.out"
+    check "$np ranks, peer copies: the summary counts them, and no messages" \
+      grep -Eq "^Halo per step: [1-9][0-9]* ghost positions received by $((np == 2 ? 2 : 4)) peer copies, [0-9.]+ kB" "ranks$np-peer.out"
+    check "$np ranks, peer copies: thermo bitwise the host-staged run's" cmp -s "ranks$np.csv" "ranks$np-peer.csv"
+  done
+  cp ranks2-peer.yaml ranks2-peer-broken.yaml
+  sed -i "s/ranks2-peer\./ranks2-peer-broken./g" ranks2-peer-broken.yaml
+  TESSERA_HOSTDEV_BROKEN_PEER_COPIES=1 OMP_NUM_THREADS=1 timeout 300 "${mpi[@]}" -x TESSERA_HOSTDEV_BROKEN_PEER_COPIES \
+    -np 2 "$dev" run ranks2-peer-broken.yaml > ranks2-peer-broken.out 2> ranks2-peer-broken.err
+  check "peer copies that cannot map: the run still exits 0" test $? -eq 0
+  check "peer copies that cannot map: the failure is on stderr, once, naming the rank and the cause" \
+    test "$(grep -c '^tessera: halo self-test with peer copies (cross-memory attach) failed (rank 0: peer copy: the handle names no process or buffer): falling back to host-staged$' ranks2-peer-broken.err)" = 1
+  check "peer copies that cannot map: the log says they were dropped and host-staged passed" \
+    grep -Eq "^Halo       peer copies \(cross-memory attach\) failed its self-test \(.*\), fell back; host-staged self-test passed" ranks2-peer-broken.out
+  check "peer copies that cannot map: afterwards the thermo is the host-staged run's, bit for bit" \
+    cmp -s ranks2.csv ranks2-peer-broken.csv
 
   # GPU binding (issue 5 item 4) with two stand-in devices: by local rank,
   # or by the deck's gpu_ids in turn; a listed GPU a rank cannot have stops

@@ -50,3 +50,19 @@ TEST_CASE("Without MPI running, the library's CUDA support is its build's answer
   CHECK(s.state != MpiCudaSupport::State::kYes);
   CHECK(!s.how.empty());
 }
+
+TEST_CASE("A swap can be peer-copied only when both its partners run on this rank's node", "[comm][transport]") {
+  // Ranks 0 and 1 on one node, 2 and 3 on another.
+  const std::vector<int> node = {0, 0, 2, 2};
+  std::vector<HaloExchange::Swap> swaps(4);
+  swaps[0].self = true;  // an axis with one rank: a copy in place, never peer
+  swaps[0].to = swaps[0].from = 0;
+  swaps[1].to = swaps[1].from = 1;  // both partners on rank 0's node
+  swaps[2].to = 1;                  // sends on the node, receives from the other
+  swaps[2].from = 2;
+  swaps[3].to = swaps[3].from = 3;  // both on the other node
+  CHECK(peer_swaps_here(swaps, node, 0) == std::vector<bool>{false, true, false, false});
+  // Rank 3 sees the same swaps from the other node.
+  CHECK(peer_swaps_here(swaps, node, 3) == std::vector<bool>{false, false, false, true});
+  CHECK_THROWS_AS(peer_swaps_here(swaps, {0, 0}, 0), std::out_of_range);  // a rank beyond the node list
+}
