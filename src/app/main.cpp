@@ -361,6 +361,10 @@ int main(int argc, char** argv) {
   plan->add_option("--figures", plan_figures,
                    "Measured GPU figures (CSV, as benchmarks/results/gpu-figures.csv) to estimate time per step from, "
                    "instead of those built in");
+  std::string plan_link;
+  plan->add_option("--link", plan_link,
+                   "The link between GPUs as GBPS[,US]: bandwidth in GB/s one way, microseconds per transfer "
+                   "(e.g. a published NVLink figure); adds the halo's time and the modelled parallel efficiency");
 
   auto* info = app.add_subcommand("info", "Show the build, the GPUs found and why one is not usable");
 
@@ -376,8 +380,9 @@ int main(int argc, char** argv) {
     if (*validate) return cmd_validate(validate_path);
     if (*info) return cmd_info();
     if (*plan) {
-      fmt::print("{}",
-                 make_plan(load_with_overrides(plan_path, 0, ""), plan_gpus, plan_nodes, load_figures(plan_figures)));
+      const Link link = plan_link.empty() ? Link{} : parse_link(plan_link);
+      fmt::print("{}", make_plan(load_with_overrides(plan_path, 0, ""), plan_gpus, plan_nodes,
+                                 load_figures(plan_figures), link));
       return kExitOk;
     }
   } catch (const InputError& e) {

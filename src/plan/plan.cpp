@@ -156,7 +156,42 @@ std::string step_time_lines(const Deck& deck, const Figures& figures, const std:
         side, human_seconds(e.seconds), side, e.seconds * static_cast<double>(deck.steps), deck.steps, rate,
         e.atom_steps_per_s, sizes, why, e.newest_date, e.newest_commit);
   }
-  if (several) out += "  The halo exchange between GPUs comes on top; it is not in these figures (docs/gpu.md).\n";
+  if (several) out += "  The halo exchange between GPUs comes on top; it is not in these figures (--link models it).\n";
+  return out;
+}
+
+// The halo's time per step over the link given, and the parallel
+// efficiency it models: one GPU's estimated time for all the atoms against
+// N times the largest rank's compute plus the halo, not hidden at all
+// (lower bound) or hidden entirely behind the forces (upper bound).
+std::string link_lines(const Deck& deck, const Figures& figures, const Link& link, int gpus, long long natoms,
+                       int transfers, long long received, const std::vector<StepEstimate>& est) {
+  const double bytes = 24.0 * static_cast<double>(received);
+  const double halo = transfers * link.latency_us * 1e-6 + bytes / (link.gb_per_s * 1e9);
+  std::string out = fmt::format(
+      "Halo over the link given (--link {:g} GB/s, {:g} us per transfer; a figure you gave, not measured here):\n"
+      "  {} transfers x {:g} us + {} / {:g} GB/s = {} per step for the largest halo\n",
+      link.gb_per_s, link.latency_us, transfers, link.latency_us, human_bytes(bytes), link.gb_per_s,
+      human_seconds(halo));
+  const auto one = estimate_step_time(figures.rows, deck.precision, deck.neighbor.layout, natoms);
+  bool header = false;
+  for (const auto& e : est)
+    for (const auto& o : one) {
+      if (o.device != e.device) continue;
+      if (!header)
+        out +=
+            fmt::format("Parallel efficiency on {} GPUs against one (modelled from the figures and the link):\n", gpus);
+      header = true;
+      const double ideal = o.seconds / gpus;
+      const double low = ideal / (e.seconds + halo), high = ideal / std::max(e.seconds, halo);
+      const bool rough = o.side != StepEstimate::kWithin || e.side != StepEstimate::kWithin;
+      out += fmt::format(
+          "  {}: one GPU {}{} per step ({} atoms); {} GPUs {}{} compute + {} halo: {}{:.1f} % if none of the halo\n"
+          "    hides behind the forces, {}{:.1f} % if all of it does\n",
+          e.device, rough ? "about " : "", human_seconds(o.seconds), natoms, gpus, rough ? "about " : "",
+          human_seconds(e.seconds), human_seconds(halo), rough ? "about " : "", 100 * low, rough ? "about " : "",
+          100 * high);
+    }
   return out;
 }
 
@@ -174,7 +209,30 @@ std::string walltime(const Deck& deck, const std::vector<StepEstimate>& est) {
 
 }  // namespace
 
-std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures) {
+Link parse_link(const std::string& text) {
+  Link l;
+  const std::size_t comma = text.find(',');
+  const auto number = [&](const std::string& s, const char* what) {
+    std::size_t used = 0;
+    double v = -1;
+    try {
+      v = std::stod(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != s.size() || !std::isfinite(v))
+      throw InputError(
+          fmt::format("--link {}: {} '{}' is not a number (expected GBPS or GBPS,US, e.g. 450,3)", text, what, s));
+    return v;
+  };
+  l.gb_per_s = number(text.substr(0, comma), "the bandwidth");
+  if (comma != std::string::npos) l.latency_us = number(text.substr(comma + 1), "the latency");
+  if (l.gb_per_s <= 0 || l.latency_us < 0)
+    throw InputError(fmt::format("--link {}: the bandwidth must be above 0 GB/s and the latency at least 0 us", text));
+  return l;
+}
+
+std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures, const Link& link) {
   if (gpus < 1) throw InputError(fmt::format("--gpus must be at least 1, got {}", gpus));
   if (nodes < 1 || gpus % nodes != 0)
     throw InputError(fmt::format("--nodes must divide --gpus ({} GPUs on {} nodes)", gpus, nodes));
@@ -228,6 +286,10 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
         max_received, human_bytes(24.0 * static_cast<double>(max_received)), messages);
   const auto est = estimate_step_time(figures.rows, deck.precision, layout, max_local);
   out += step_time_lines(deck, figures, est, max_local, gpus > 1);
+  if (link.given() && messages > 0)
+    out += link_lines(deck, figures, link, gpus, static_cast<long long>(sim.natoms()), messages, max_received, est);
+  else if (link.given())
+    out += "Halo over the link given: none (no axis has several ranks; every ghost is a copy made in place)\n";
   out += fmt::format(
       "\nSuggested job: copy slurm/requeue-until-done.sbatch (it passes the early-warning signal on to\n"
       "tessera and requeues the job until the run is done; docs/slurm.md) and set its header to:\n"

@@ -13,7 +13,18 @@ namespace tessera {
 // laid out over N ranks (one GPU each): the rank grid, atoms and ghost atoms
 // per rank (counted from the deck's actual atoms), GPU memory per rank, time
 // per step from measured figures where any exist, and an #SBATCH header.
-std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures);
+// `--link GBPS[,US]`: the link between GPUs as the user gives it (a
+// published NVLink figure, or one measured elsewhere): bandwidth in GB/s
+// one way and the cost of each transfer in microseconds. With it the plan
+// adds the halo's time per step and, where figures exist, the parallel
+// efficiency it models against one GPU.
+struct Link {
+  double gb_per_s = 0, latency_us = 0;
+  bool given() const { return gb_per_s > 0; }
+};
+Link parse_link(const std::string& text);  // "450" or "450,3"; InputError otherwise
+
+std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures, const Link& link = {});
 
 // Atoms each rank of grid `g` would own, and the periodic images within
 // `reach` of its sub-box it would hold as ghosts. Rank r = (cz * ny + cy) * nx + cx.

@@ -73,6 +73,16 @@ check "plan has a time-per-step line from the built-in figures" grep -q "^Time p
 check "plan --figures exits 0" test $? -eq 0
 check "plan --figures estimates 20 us per step" grep -q "Test GPU: 20 us per step, 0.002 s for run.steps 100" plan-figures.txt
 check "plan --figures sizes the time limit" grep -q "^#SBATCH --time=00:11:00" plan-figures.txt
+# The link between GPUs, as given: 6 staged transfers of 3 us and the
+# largest halo, 5841 positions (140 kB), at 450 GB/s: 18 + 0.31 us.
+"$bin" plan "$src/inputs/lj-melt.yaml" --gpus 8 --figures figures.csv --link 450,3 > plan-link.txt 2>&1
+check "plan --link exits 0" test $? -eq 0
+check "plan --link adds the halo's time" \
+  grep -q "^  6 transfers x 3 us + 140 kB / 450 GB/s = 18.3 us per step for the largest halo$" plan-link.txt
+"$bin" plan "$src/inputs/lj-melt.yaml" --gpus 8 --link 450,fast > plan-link-bad.txt 2>&1
+check "plan: a bad --link exits 2, naming the part" test $? -eq 2
+check "plan: the bad --link message" \
+  grep -q "^tessera: error: --link 450,fast: the latency 'fast' is not a number" plan-link-bad.txt
 sed -i 's/,2e8$/,fast/' figures.csv
 "$bin" plan "$src/inputs/lj-melt.yaml" --gpus 8 --figures figures.csv > plan-bad.txt 2>&1
 check "plan: a bad figures file exits 2" test $? -eq 2

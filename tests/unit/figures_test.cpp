@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -134,4 +137,37 @@ TEST_CASE("the plan prints the time per step and sizes the job's time limit from
   // A run longer than a day is written days-hours:minutes:seconds.
   const Deck long_deck = test::deck_from(test::lj_lattice_yaml(6, 1.0, 2000000000, "{style: nve}"));
   CHECK_THAT(make_plan(long_deck, 2, 1, some), Catch::Contains("#SBATCH --time=1-12:10:00"));
+}
+
+TEST_CASE("with --link the plan adds the halo's time and bounds the parallel efficiency", "[plan][figures]") {
+  const Deck deck = test::deck_from(test::lj_lattice_yaml(6, 1.0, 1000, "{style: nve}"));  // 864 atoms
+  // One GPU: 864 atoms at 2e7 atom-steps/s, 43.2 us per step; two GPUs: 432
+  // atoms each at 1e7, also 43.2 us. So even a free halo gives 50 %: the
+  // model carries the throughput lost on smaller systems.
+  const std::string csv = kHeader + row("GPU A", "double", 432, 1e7) + row("GPU A", "double", 864, 2e7);
+  const Figures figures{parse_figures(csv, "f.csv"), "f.csv"};
+  const std::string out = make_plan(deck, 2, 1, figures, parse_link("10,3"));
+  // The largest halo as the plan counted it, 24 bytes per position.
+  const std::string marker = "Halo per step: up to ";
+  const std::size_t at = out.find(marker);
+  REQUIRE(at != std::string::npos);
+  const long long received = std::stoll(out.substr(at + marker.size()));
+  REQUIRE(received > 0);
+  const double halo_us = 2 * 3.0 + 24.0 * received / 10e9 * 1e6;  // 2 transfers along the one split axis
+  CHECK_THAT(out, Catch::Contains(fmt::format("2 transfers x 3 us + {:.0f} kB / 10 GB/s = {:.3g} us per step",
+                                              24.0 * received / 1e3, halo_us)));
+  const double low = 100 * 21.6 / (43.2 + halo_us), high = 100 * 21.6 / std::max(43.2, halo_us);
+  CHECK_THAT(out, Catch::Contains(fmt::format("GPU A: one GPU 43.2 us per step (864 atoms); 2 GPUs 43.2 us compute + "
+                                              "{:.3g} us halo: {:.1f} % if none of the halo",
+                                              halo_us, low)));
+  CHECK_THAT(out, Catch::Contains(fmt::format("hides behind the forces, {:.1f} % if all of it does", high)));
+  // One GPU has no halo to carry.
+  CHECK_THAT(make_plan(deck, 1, 1, figures, parse_link("10")), Catch::Contains("Halo over the link given: none"));
+  // A link that is not two numbers is refused by name.
+  CHECK_THROWS_WITH(parse_link("fast"),
+                    "--link fast: the bandwidth 'fast' is not a number (expected GBPS or GBPS,US, e.g. 450,3)");
+  CHECK_THROWS_WITH(parse_link("450,x"),
+                    "--link 450,x: the latency 'x' is not a number (expected GBPS or GBPS,US, e.g. 450,3)");
+  CHECK_THROWS_WITH(parse_link("0,3"),
+                    "--link 0,3: the bandwidth must be above 0 GB/s and the latency at least 0 us");
 }
