@@ -349,8 +349,7 @@ void Simulation::maybe_balance() {
     if (!grid_.cut[d].empty()) planes += fmt::format(" {}: {:.4f}", "xyz"[d], fmt::join(grid_.cut[d], " "));
   const std::string over = lb.by_time ? fmt::format(" over the last {} steps", interval) : std::string();
   fmt::print("Step {}: load balance by {}: imbalance (max/mean) {:.3f}{}; planes now at{}\n", step_,
-             lb.by_time ? (device_ ? "device pair + neighbour time" : "pair + neighbour time") : "atom count",
-             last_imbalance_, over, planes);
+             lb.by_time ? (device_ ? "device pair + neighbour time" : "pair + neighbour time") : "atom count", last_imbalance_, over, planes);
   std::fflush(stdout);
 }
 
@@ -410,9 +409,11 @@ void Simulation::setup() {
 }
 
 bool Simulation::rebuild_due() {
-  return tessera::rebuild_due(deck_.neighbor, step_ - last_build_, [&] {
-    return comm_.max(device_ ? device_->max_displacement_sq() : max_displacement_sq(atoms_, nlist_));
-  });
+  return tessera::rebuild_due(deck_.neighbor, step_ - last_build_,
+                              [&] {
+                                return comm_.max(device_ ? device_->max_displacement_sq()
+                                                         : max_displacement_sq(atoms_, nlist_));
+                              });
 }
 
 // The guard of motion_guard.hpp; all ranks stop together.
