@@ -50,4 +50,20 @@ class ForwardingEngine : public DeviceEngine {
   std::unique_ptr<DeviceEngine> e_;
 };
 
+// A ForwardingEngine that hands every halo refresh a changed SwapExchange,
+// for tests that disturb the transport between ranks.
+class ExchangeTamperingEngine : public ForwardingEngine {
+ public:
+  using ForwardingEngine::ForwardingEngine;
+  void refresh_halo(const SwapExchange& exchange) override { ForwardingEngine::refresh_halo(tamper(exchange)); }
+  void refresh_and_compute(const SwapExchange* exchange) override {
+    if (!exchange) return ForwardingEngine::refresh_and_compute(nullptr);
+    const SwapExchange changed = tamper(*exchange);
+    ForwardingEngine::refresh_and_compute(&changed);
+  }
+
+ protected:
+  virtual SwapExchange tamper(const SwapExchange& exchange) const = 0;
+};
+
 }  // namespace tessera

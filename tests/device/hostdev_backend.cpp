@@ -40,18 +40,12 @@
 namespace tessera {
 namespace {
 
-class BrokenCudaAwareEngine final : public ForwardingEngine {
+class BrokenCudaAwareEngine final : public ExchangeTamperingEngine {
  public:
-  using ForwardingEngine::ForwardingEngine;
+  using ExchangeTamperingEngine::ExchangeTamperingEngine;
   void set_halo_transport(HaloTransport t) override {
     transport_ = t;
     ForwardingEngine::set_halo_transport(t);
-  }
-  void refresh_halo(const SwapExchange& exchange) override { ForwardingEngine::refresh_halo(wrap(exchange)); }
-  void refresh_and_compute(const SwapExchange* exchange) override {
-    if (!exchange) return ForwardingEngine::refresh_and_compute(nullptr);
-    const SwapExchange w = wrap(*exchange);
-    ForwardingEngine::refresh_and_compute(&w);
   }
   void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override {
     counts_.clear();
@@ -60,7 +54,7 @@ class BrokenCudaAwareEngine final : public ForwardingEngine {
   }
 
  private:
-  SwapExchange wrap(const SwapExchange& exchange) const {
+  SwapExchange tamper(const SwapExchange& exchange) const override {
     if (transport_ != HaloTransport::kCudaAware) return exchange;
     SwapExchange broken = exchange;
     broken.positions = [exchange, this](std::size_t k, const double* out, double* in) {
@@ -75,18 +69,12 @@ class BrokenCudaAwareEngine final : public ForwardingEngine {
 
 // Peer copies whose handles arrive as zeros, as from a process that
 // cannot share its memory: every rank's mapping fails.
-class BrokenPeerEngine final : public ForwardingEngine {
+class BrokenPeerEngine final : public ExchangeTamperingEngine {
  public:
-  using ForwardingEngine::ForwardingEngine;
-  void refresh_halo(const SwapExchange& exchange) override { ForwardingEngine::refresh_halo(wrap(exchange)); }
-  void refresh_and_compute(const SwapExchange* exchange) override {
-    if (!exchange) return ForwardingEngine::refresh_and_compute(nullptr);
-    const SwapExchange w = wrap(*exchange);
-    ForwardingEngine::refresh_and_compute(&w);
-  }
+  using ExchangeTamperingEngine::ExchangeTamperingEngine;
 
  private:
-  static SwapExchange wrap(const SwapExchange& exchange) {
+  SwapExchange tamper(const SwapExchange& exchange) const override {
     SwapExchange broken = exchange;
     broken.bytes = [exchange](int to, const std::vector<char>& out, int from, std::vector<char>& in) {
       exchange.bytes(to, out, from, in);
