@@ -41,6 +41,7 @@ DeviceReport probe_devices() {
     d.index = i;
     if (const cudaError_t e = cudaGetDeviceProperties(&p, i); e != cudaSuccess) {
       d.why_not = fmt::format("cannot query it: {}", cudaGetErrorString(e));
+      cudaGetLastError();  // the other devices' queries must not see it
       r.devices.push_back(d);
       continue;
     }
@@ -54,7 +55,7 @@ DeviceReport probe_devices() {
           "-DCMAKE_CUDA_ARCHITECTURES={}{})",
           p.major, p.minor, lowest / 10, lowest % 10, p.major, p.minor);
     int mode = cudaComputeModeDefault;
-    cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, i);
+    if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, i) != cudaSuccess) cudaGetLastError();
     if (d.why_not.empty() && mode == cudaComputeModeProhibited) d.why_not = "its compute mode is 'prohibited'";
     r.devices.push_back(d);
   }

@@ -64,13 +64,15 @@ struct ColumnGrid {
     return g;
   }
   TESSERA_HD int coord(int d, double v) const {
-    int c = static_cast<int>((v - lo[d]) * inv[d]);
-    return c < 0 ? 0 : (c >= n[d] ? n[d] - 1 : c);
+    // Clamped before the conversion, as CellGrid::coord.
+    const double t = (v - lo[d]) * inv[d];
+    if (!(t >= 0)) return 0;
+    return t >= n[d] ? n[d] - 1 : static_cast<int>(t);
   }
   TESSERA_HD std::uint64_t key(double x, double y, double z) const {
     const std::uint64_t col = static_cast<std::uint64_t>(coord(1, y)) * n[0] + coord(0, x);
     double q = (z - lo[2]) * z_scale;
-    q = q < 0 ? 0 : (q > 4294967295.0 ? 4294967295.0 : q);
+    q = q > 0 ? (q < 4294967295.0 ? q : 4294967295.0) : 0;  // NaN too: 0
     return col << 32 | static_cast<std::uint64_t>(q);
   }
   int count() const { return n[0] * n[1]; }

@@ -138,7 +138,8 @@ class DeviceGhosts {
     const long total = thrust::transform_reduce(
         policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(a.nlocal),
         detail::GhostsOf{sd, reach, raw(a.x), raw(a.y), raw(a.z)}, 0L, thrust::plus<long>());
-    if (total > INT_MAX - a.nlocal)
+    // Each stage picks from two candidates per atom, counted in int.
+    if (total > INT_MAX / 2 - a.nlocal)
       throw std::invalid_argument("device ghosts: more atoms on one rank than an int can index");
     a.resize_ghosts(static_cast<int>(total));
     a.resize_ghosts(0);

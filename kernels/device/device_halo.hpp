@@ -111,18 +111,32 @@ class DeviceHalo {
     handshake_due_ = any_peer();
   }
 
+  // The peer copies' handshake, when a build has made one due. It
+  // allocates, so the overlapped refresh runs it before the forces are
+  // queued; a failure waits for refresh() to report it.
+  void prepare(const SwapExchange& exchange) {
+    if (!handshake_due_) return;
+    std::string f = handshake(exchange);
+    if (handshake_failed_.empty()) handshake_failed_ = std::move(f);
+  }
+
   // Swap by swap, in order (a swap may forward ghosts of the ones before),
   // on stream `on` (the pipeline's halo stream when overlapped).
   void refresh(DeviceAtoms& a, const SwapExchange& exchange) { refresh(a, exchange, stream_); }
   void refresh(DeviceAtoms& a, const SwapExchange& exchange, const DeviceStream& on) {
+    prepare(exchange);
     // A peer copy that fails is reported after every swap has run, so no
     // partner waits for a signal this rank never sends.
-    std::string failed = handshake_due_ ? handshake(exchange) : std::string();
+    std::string failed = std::move(handshake_failed_);
+    handshake_failed_.clear();
     for (std::size_t k = 0; k < swaps_.size(); ++k) {
       const HaloSwap& s = swaps_[k];
       const int n = static_cast<int>(s.send.size());
-      for_each_index(on, n,
-                     detail::PackHalo{raw(send_[k]), s.dim, s.shift, raw(a.x), raw(a.y), raw(a.z), raw(out_[k])});
+      // A peer buffer the handshake failed to grow is not packed; the
+      // receiver, sent no handle, fails its copy and says so.
+      if (out_[k].size() == 3 * s.send.size())
+        for_each_index(on, n,
+                       detail::PackHalo{raw(send_[k]), s.dim, s.shift, raw(a.x), raw(a.y), raw(a.z), raw(out_[k])});
       if (s.self) {
         // nothing to send: the packed buffer is what arrives
       } else if (peer(k)) {
@@ -155,6 +169,7 @@ class DeviceHalo {
   std::vector<bool> peer_;
   std::vector<PeerImport> imports_;  // per swap: the sender's packed buffer
   bool handshake_due_ = false;
+  std::string handshake_failed_;
 
   bool peer(std::size_t k) const { return k < peer_.size() && peer_[k] && !swaps_[k].self; }
 
@@ -177,14 +192,22 @@ class DeviceHalo {
       const double sender_grows = exchange.signal(s.to, grow ? 1.0 : 0.0, s.from);
       if (sender_grows != 0.0) imports_[k].close();
       (void)exchange.signal(s.from, 1.0, s.to);  // unmapped: the receiver no longer reads ours
-      if (grow) {
-        // Room to grow between rebuilds, so the handle rarely changes.
-        dvec<double> grown(std::max<std::size_t>(n_out + n_out / 4, 3 * 64));
-        out_[k].swap(grown);
+      // A failure here (no memory, no handle) still takes part in the
+      // exchange, with an empty handle, so the receiver is not left waiting.
+      std::vector<char> mine, theirs;
+      try {
+        if (grow) {
+          // Room to grow between rebuilds, so the handle rarely changes.
+          dvec<double> grown(std::max<std::size_t>(n_out + n_out / 4, 3 * 64));
+          out_[k].swap(grown);
+        }
+        out_[k].resize(n_out);  // within the capacity: the allocation stays
+        mine = export_peer_buffer(raw(out_[k]));
+      } catch (const std::exception& e) {
+        if (out_[k].capacity() < n_out) out_[k].clear();  // refresh() packs nothing into it
+        if (failed.empty()) failed = e.what();
       }
-      out_[k].resize(n_out);  // within the capacity: the allocation stays
-      std::vector<char> theirs;
-      exchange.bytes(s.to, export_peer_buffer(raw(out_[k])), s.from, theirs);
+      exchange.bytes(s.to, mine, s.from, theirs);
       try {
         if (!imports_[k].is_open_to(theirs)) imports_[k].open(theirs);
       } catch (const std::exception& e) {

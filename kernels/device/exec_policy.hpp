@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -175,33 +176,43 @@ class PinnedBuffer {
   PinnedBuffer() = default;
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(o.p_), n_(o.n_), cap_(o.cap_) { o.p_ = nullptr, o.n_ = o.cap_ = 0; }
   PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
+    std::swap(cap_, o.cap_);
     return *this;
   }
   ~PinnedBuffer() { free(); }
-  // Holds exactly n elements afterwards (contents not kept).
+  // Holds n elements afterwards (contents not kept). The allocation only
+  // grows, with a quarter to spare: a swap's count changes at nearly every
+  // rebuild, and cudaFreeHost waits for the whole device.
   void resize(std::size_t n) {
-    if (n == n_) return;
+    if (n <= cap_) {
+      n_ = n;
+      return;
+    }
     free();
-    if (n == 0) return;
+    const std::size_t cap = n + n / 4;
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
     void* p = nullptr;
-    const cudaError_t rc = cudaMallocHost(&p, n * sizeof(T));
-    if (rc != cudaSuccess)
-      throw std::runtime_error("cudaMallocHost of " + std::to_string(n * sizeof(T)) + " bytes (" __FILE__ ":" +
+    const cudaError_t rc = cudaMallocHost(&p, cap * sizeof(T));
+    if (rc != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw std::runtime_error("cudaMallocHost of " + std::to_string(cap * sizeof(T)) + " bytes (" __FILE__ ":" +
                                std::to_string(__LINE__) + "): " + cudaGetErrorString(rc));
+    }
     p_ = static_cast<T*>(p);
 #else
-    p_ = new T[n];
+    p_ = new T[cap];
 #endif
     n_ = n;
+    cap_ = cap;
   }
   T* data() { return p_; }
   const T* data() const { return p_; }
   std::size_t size() const { return n_; }
+  std::size_t capacity() const { return cap_; }
 
  private:
   void free() {
@@ -211,10 +222,10 @@ class PinnedBuffer {
     delete[] p_;
 #endif
     p_ = nullptr;
-    n_ = 0;
+    n_ = cap_ = 0;
   }
   T* p_ = nullptr;
-  std::size_t n_ = 0;
+  std::size_t n_ = 0, cap_ = 0;
 };
 
 // The host waits until what is queued on `s` has run (a buffer MPI is about
@@ -274,6 +285,12 @@ decltype(auto) checked_call(const char* what, const char* file, int line, F&& f)
   } catch (const thrust::system_error& e) {
     throw std::runtime_error(std::string("device error in ") + what + " (" + file + ":" + std::to_string(line) +
                              "): " + e.what());
+  } catch (const std::bad_alloc& e) {
+    // Thrust's bad_alloc when device memory runs out: say where, and what helps.
+    throw std::runtime_error(std::string("out of memory in ") + what + " (" + file + ":" + std::to_string(line) +
+                             "): " + e.what() +
+                             "; fewer atoms per GPU (more ranks) or `precision: mixed` need less; "
+                             "`tessera plan DECK` estimates the memory");
   }
 }
 #define TESSERA_DEVICE_CALL(what, ...) \

@@ -39,9 +39,13 @@ inline const char* peer_copy_kind() {
 namespace detail {
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
 inline void peer_check(cudaError_t rc, const char* what) {
-  if (rc != cudaSuccess)
-    throw std::runtime_error(std::string("peer copy: ") + what + ": " + cudaGetErrorName(rc) + " (" +
-                             cudaGetErrorString(rc) + ")");
+  if (rc == cudaSuccess) return;
+  // The runtime keeps a failed call's error as the thread's last error, and
+  // Thrust's next launch would report it as its own: the caller survives
+  // this failure (the self-test falls back), so it must not linger.
+  (void)cudaGetLastError();
+  throw std::runtime_error(std::string("peer copy: ") + what + ": " + cudaGetErrorName(rc) + " (" +
+                           cudaGetErrorString(rc) + ")");
 }
 #else
 struct CmaHandle {
@@ -107,8 +111,9 @@ class PeerImport {
 
   void close() noexcept {
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-    // A failure to unmap at teardown leaves nothing to do but go on.
-    if (peer_) (void)cudaIpcCloseMemHandle(peer_);
+    // A failure to unmap leaves nothing to do but go on, without leaving
+    // its error for the next launch to report.
+    if (peer_ && cudaIpcCloseMemHandle(peer_) != cudaSuccess) (void)cudaGetLastError();
 #endif
     peer_ = nullptr;
     handle_.clear();

@@ -110,6 +110,8 @@ class PipelineEngine final : public DeviceEngine {
   void compute_forces() override { TESSERA_DEVICE_CALL("pair forces", pipe_.compute_forces()); }
   void refresh_and_compute(const SwapExchange* exchange) override {
     if (!exchange) return TESSERA_DEVICE_CALL("ghost refresh and pair forces", pipe_.refresh_ghosts_and_compute());
+    // The peer copies' handshake allocates: before the two streams start.
+    TESSERA_DEVICE_CALL("peer copies' handshake", halo_.prepare(*exchange));
     TESSERA_DEVICE_CALL("halo refresh and pair forces", pipe_.refresh_and_compute([&](const DeviceStream& on) {
       halo_.refresh(pipe_.atoms(), *exchange, on);
     }));

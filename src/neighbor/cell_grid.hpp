@@ -40,10 +40,12 @@ struct CellGrid {
   }
 
   TESSERA_HD int coord(int d, double v) const {
-    int c = static_cast<int>((v - lo[d]) * inv_size[d]);
     // Atoms sitting exactly on the upper edge (or rounding past it) belong
-    // to the last cell.
-    return c < 0 ? 0 : (c >= n[d] ? n[d] - 1 : c);
+    // to the last cell. Clamped before the conversion: out of int's range,
+    // or NaN, it is undefined, and CPUs and GPUs give different cells.
+    const double t = (v - lo[d]) * inv_size[d];
+    if (!(t >= 0)) return 0;
+    return t >= n[d] ? n[d] - 1 : static_cast<int>(t);
   }
   TESSERA_HD int index(int cx, int cy, int cz) const { return (cz * n[1] + cy) * n[0] + cx; }
   TESSERA_HD int cell_of(double x, double y, double z) const { return index(coord(0, x), coord(1, y), coord(2, z)); }

@@ -144,4 +144,53 @@ TEST_CASE("Peer-copied swaps follow their send buffer across rebuilds, and re-ma
   CHECK(handles[2] == handles[1]);  // 300 -> 100: it stayed
   halo.set_peer_swaps({false});
 }
+
+TEST_CASE("A peer copy that fails is reported only after every swap has sent its signals", "[device][halo]") {
+  AtomStore a;
+  a.ntypes = 1;
+  a.mass_of_type = {0.0, 1.0};
+  const std::size_t n = 40, m = 5;
+  a.resize_local(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a.id[i] = static_cast<AtomId>(i + 1);
+    a.type[i] = 1;
+    a.x[i] = a.y[i] = a.z[i] = 0.5 + i;
+  }
+  a.resize_ghosts(2 * m);
+  std::vector<HaloSwap> swaps(2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    swaps[k].dim = static_cast<int>(k);
+    swaps[k].to = swaps[k].from = 1;
+    for (std::size_t i = 0; i < m; ++i) swaps[k].send.push_back(static_cast<int>(k * m + i));
+    swaps[k].first = n + k * m;
+    swaps[k].count = m;
+  }
+  device::DeviceAtoms d;
+  device::upload_atoms(a, d);
+  device::DeviceHalo halo;
+  halo.set(swaps);
+  halo.set_peer_swaps({true, true});
+  int signals = 0, handles = 0;
+  SwapExchange partner;
+  partner.positions = [](std::size_t, const double*, double*) { FAIL("a peer-copied swap went through the transport"); };
+  // The first swap's partner could not export its buffer (no memory, no
+  // handle): it sends an empty handle, as DeviceHalo's handshake does then.
+  partner.bytes = [&](int, const std::vector<char>& out, int, std::vector<char>& in) {
+    in = handles++ == 0 ? std::vector<char>() : out;
+  };
+  partner.signal = [&](int, double v, int) {
+    ++signals;
+    return v;
+  };
+  CHECK_THROWS_WITH(halo.refresh(d, partner), Catch::Contains("peer copy") && Catch::Contains("wrong size"));
+  CHECK(handles == 2);
+  CHECK(signals == 8);  // both swaps: grows?, unmapped, packed, copied
+  // The second swap still arrived.
+  AtomStore back;
+  device::download_atoms(d, back);
+  long long wrong = 0;
+  for (std::size_t i = 0; i < m; ++i) wrong += back.y[n + m + i] != a.y[m + i];
+  CHECK(wrong == 0);
+  halo.set_peer_swaps({false, false});
+}
 #endif

@@ -160,4 +160,17 @@ TEST_CASE("A device error names our step, the file and the line", "[device]") {
   CHECK(message.rfind("device error in test step (", 0) == 0);
   CHECK(message.find(std::string(__FILE__) + ":" + std::to_string(line) + "): ") != std::string::npos);
   CHECK(message.find("simulated") != std::string::npos);
+
+  // Memory running out (Thrust's bad_alloc) is named too, with what helps.
+  message.clear();
+  const int line2 = __LINE__ + 2;
+  try {
+    TESSERA_DEVICE_CALL("test allocation", throw std::bad_alloc());
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  INFO(message);
+  CHECK(message.rfind("out of memory in test allocation (", 0) == 0);
+  CHECK(message.find(std::string(__FILE__) + ":" + std::to_string(line2) + "): ") != std::string::npos);
+  CHECK(message.find("tessera plan") != std::string::npos);
 }

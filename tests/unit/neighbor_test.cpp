@@ -77,3 +77,19 @@ TEST_CASE("lists are rebuilt only when an atom moved more than half the skin", "
   CHECK(sim.neighbor_list().builds > builds0 + 3);
   CHECK(sim.neighbor_list().builds < builds0 + 100);
 }
+
+TEST_CASE("a cell coordinate is clamped to the grid before it becomes an int, NaN and huge values too",
+          "[neighbor]") {
+  const double lo[3] = {0, 0, 0}, hi[3] = {10, 10, 10};
+  const CellGrid g = CellGrid::cover(lo, hi, 2.5);
+  REQUIRE(g.n[0] == 4);
+  CHECK(g.coord(0, 0.0) == 0);
+  CHECK(g.coord(0, 2.4) == 0);
+  CHECK(g.coord(0, 2.6) == 1);
+  CHECK(g.coord(0, 9.9) == 3);
+  CHECK(g.coord(0, 10.0) == 3);   // on the upper edge: the last cell
+  CHECK(g.coord(0, -0.1) == 0);   // rounding below the edge
+  CHECK(g.coord(0, 1e300) == 3);  // far out of int's range: still the last cell
+  CHECK(g.coord(0, -1e300) == 0);
+  CHECK(g.coord(0, std::nan("")) == 0);
+}
