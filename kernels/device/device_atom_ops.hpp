@@ -34,12 +34,12 @@ class DeviceAtomOps final : public AtomOps {
     TESSERA_DEVICE_CALL("velocity scaling",
                         for_each_index(s_, a_.nlocal, ScaleVelocity{s, raw(a_.vx), raw(a_.vy), raw(a_.vz)}));
   }
-  // In Thrust's order, not the CPU's blocks: equal to rounding.
-  double sum_mv2() const override { return TESSERA_DEVICE_CALL("kinetic energy sum", device::sum_mv2(s_, a_)); }
+  double sum_mv2() const override { return TESSERA_DEVICE_CALL("kinetic energy sum", sums_.mv2(s_, a_)); }
 
  private:
   DeviceAtoms& a_;
   DeviceStream s_;
+  mutable OrderedSums sums_;  // scratch only: a sum changes nothing
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

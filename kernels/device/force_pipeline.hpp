@@ -114,7 +114,7 @@ class DeviceForcePipeline {
   // LAMMPS's check: some atom moved more than half the skin since the build.
   bool moved_too_far(double skin) const { return max_displacement_sq() > 0.25 * skin * skin; }
   double max_displacement_sq() const { return device::max_displacement_sq(stream_, atoms_, list_); }
-  DeviceSums sums() const { return local_sums(stream_, atoms_); }
+  DeviceSums sums() const { return sums_.thermo(stream_, atoms_); }
 
   DeviceAtoms& atoms() { return atoms_; }
   const DeviceAtoms& atoms() const { return atoms_; }
@@ -136,6 +136,7 @@ class DeviceForcePipeline {
   DevicePairForces<Pot> pair_;
   StreamOrder positions_ready_, halo_landed_;
   HaloOverlapClock overlap_;
+  mutable OrderedSums sums_;  // scratch only: a sum changes nothing
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

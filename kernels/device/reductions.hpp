@@ -1,7 +1,9 @@
 #pragma once
 // Whole-system numbers from device arrays, reduced on the device so only a
-// scalar crosses to the host. Sums run in Thrust's order, not the CPU's
-// fixed blocks: they agree with the CPU to rounding, not bitwise.
+// few numbers cross to the host. The maximum and minimum are exact in any
+// order; the sums run in thermo/ordered_sum.hpp's order, the CPU backend's,
+// so they are the same bits on every GPU and thread count (and the CPU's,
+// for the same per-atom values).
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/transform_reduce.h>
@@ -9,6 +11,7 @@
 #include "device/device_atoms.hpp"
 #include "device/neighbor_build.hpp"
 #include "integrate/motion_guard.hpp"
+#include "thermo/ordered_sum.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -25,17 +28,6 @@ struct DisplacementSq {
   TESSERA_HD double operator()(int i) const {
     const double dx = x[i] - x0[i], dy = y[i] - y0[i], dz = z[i] - z0[i];
     return dx * dx + dy * dy + dz * dz;
-  }
-};
-
-struct MassVelocitySq {
-  const int* type;
-  const double* mass_of_type;
-  const double* vx;
-  const double* vy;
-  const double* vz;
-  TESSERA_HD double operator()(int i) const {
-    return mass_of_type[type[i]] * (vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i]);
   }
 };
 
@@ -86,19 +78,62 @@ struct DeviceSums {
   double mv2 = 0;     // sum of m v^2 (twice the kinetic energy)
 };
 
-inline double sum_mv2(const DeviceStream& s, const DeviceAtoms& a) {
-  return detail::reduce_over_locals(
-      s, a.nlocal, detail::MassVelocitySq{raw(a.type), raw(a.mass_of_type), raw(a.vx), raw(a.vy), raw(a.vz)}, 0.0,
-      thrust::plus<double>());
-}
+namespace detail {
+template <int NV, class F>
+struct LaneSums {
+  long n;
+  F per_atom;
+  double* out;  // [block][lane][value]
+  TESSERA_HD void operator()(int t) const {
+    ordered_sum::lane_sum<NV>(n, t / ordered_sum::kLanes, t % ordered_sum::kLanes, per_atom, out + t * NV);
+  }
+};
+template <int NV>
+struct BlockSums {
+  const double* lanes;
+  double* out;  // [block][value]
+  TESSERA_HD void operator()(int b) const {
+    ordered_sum::block_sum<NV>(lanes + static_cast<long>(b) * ordered_sum::kLanes * NV, out + b * NV);
+  }
+};
+}  // namespace detail
 
-inline DeviceSums local_sums(const DeviceStream& s, const DeviceAtoms& a) {
-  DeviceSums r;
-  r.pe = thrust::reduce(policy(s), a.pe.begin(), a.pe.begin() + a.nlocal, 0.0);
-  r.virial = thrust::reduce(policy(s), a.virial.begin(), a.virial.begin() + a.nlocal, 0.0);
-  r.mv2 = sum_mv2(s, a);
-  return r;
-}
+// Sums over the local atoms: one thread per lane, one per block, and the
+// blocks' few numbers added on the host. Keeps its buffers between calls.
+class OrderedSums {
+ public:
+  double mv2(const DeviceStream& s, const DeviceAtoms& a) {
+    double out;
+    sum<1>(s, a.nlocal, mv2_terms(a), &out);
+    return out;
+  }
+  DeviceSums thermo(const DeviceStream& s, const DeviceAtoms& a) {
+    double out[3];
+    sum<3>(s, a.nlocal, ordered_sum::ThermoTerms{mv2_terms(a), raw(a.pe), raw(a.virial)}, out);
+    return DeviceSums{out[1], out[2], out[0]};
+  }
+
+ private:
+  dvec<double> lanes_, blocks_;
+  PinnedBuffer<double> host_;
+
+  static ordered_sum::MassVelocitySq mv2_terms(const DeviceAtoms& a) {
+    return {raw(a.type), raw(a.mass_of_type), raw(a.vx), raw(a.vy), raw(a.vz)};
+  }
+  template <int NV, class F>
+  void sum(const DeviceStream& s, int n, const F& per_atom, double* out) {
+    const long nblocks = ordered_sum::blocks(n);
+    const std::size_t nb = static_cast<std::size_t>(nblocks);
+    resize_exact(lanes_, nb * ordered_sum::kLanes * NV);
+    resize_exact(blocks_, nb * NV);
+    host_.resize(nb * NV);
+    for_each_index(s, static_cast<int>(nblocks * ordered_sum::kLanes),
+                   detail::LaneSums<NV, F>{n, per_atom, raw(lanes_)});
+    for_each_index(s, static_cast<int>(nblocks), detail::BlockSums<NV>{raw(lanes_), raw(blocks_)});
+    if (nb > 0) copy_to_host(s, blocks_, host_.data());
+    ordered_sum::total<NV>(host_.data(), nblocks, out);
+  }
+};
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS
 }  // namespace tessera::device

@@ -8,49 +8,39 @@
 
 #include "core/error.hpp"
 #include "io/text_output.hpp"
+#include "thermo/ordered_sum.hpp"
 
 namespace tessera {
 
 namespace {
-constexpr long kBlock = 4096;
-
-template <class F>
-void block_sums(long n, int nvals, F per_atom, double* out) {
-  const long nblocks = (n + kBlock - 1) / kBlock;
-  std::vector<double> partial(static_cast<std::size_t>(nblocks) * nvals, 0.0);
+// The order of thermo/ordered_sum.hpp, the device's too.
+template <int NV, class F>
+void block_sums(long n, const F& per_atom, double* out) {
+  const long nblocks = ordered_sum::blocks(n);
+  std::vector<double> partial(static_cast<std::size_t>(nblocks) * NV, 0.0);
 #pragma omp parallel for schedule(static)
   for (long b = 0; b < nblocks; ++b) {
-    double* p = partial.data() + b * nvals;
-    const long end = std::min(n, (b + 1) * kBlock);
-    for (long i = b * kBlock; i < end; ++i) per_atom(i, p);
+    double lanes[ordered_sum::kLanes * NV];
+    for (int l = 0; l < ordered_sum::kLanes; ++l) ordered_sum::lane_sum<NV>(n, b, l, per_atom, lanes + l * NV);
+    ordered_sum::block_sum<NV>(lanes, partial.data() + b * NV);
   }
-  for (int v = 0; v < nvals; ++v) out[v] = 0;
-  for (long b = 0; b < nblocks; ++b)
-    for (int v = 0; v < nvals; ++v) out[v] += partial[b * nvals + v];
+  ordered_sum::total<NV>(partial.data(), nblocks, out);
+}
+
+ordered_sum::MassVelocitySq mv2_terms(const AtomStore& a) {
+  return {a.type.data(), a.mass_of_type.data(), a.vx.data(), a.vy.data(), a.vz.data()};
 }
 }  // namespace
 
 ThermoSums sum_thermo(const AtomStore& a) {
   double out[3];
-  block_sums(
-      static_cast<long>(a.nlocal), 3,
-      [&](long i, double* p) {
-        p[0] += a.mass_of_type[a.type[i]] * (a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i]);
-        p[1] += a.pe[i];
-        p[2] += a.virial[i];
-      },
-      out);
+  block_sums<3>(static_cast<long>(a.nlocal), ordered_sum::ThermoTerms{mv2_terms(a), a.pe.data(), a.virial.data()}, out);
   return ThermoSums{out[0], out[1], out[2]};
 }
 
 double sum_mv2(const AtomStore& a) {
   double out;
-  block_sums(
-      static_cast<long>(a.nlocal), 1,
-      [&](long i, double* p) {
-        p[0] += a.mass_of_type[a.type[i]] * (a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i]);
-      },
-      &out);
+  block_sums<1>(static_cast<long>(a.nlocal), mv2_terms(a), &out);
   return out;
 }
 

@@ -7,8 +7,8 @@
 
 namespace tessera {
 
-// Global sums over local atoms. Summed in fixed blocks in a fixed order, so
-// the result does not depend on the thread count.
+// Global sums over local atoms, in thermo/ordered_sum.hpp's order: the
+// result depends on neither the thread count nor the backend.
 struct ThermoSums {
   double mv2 = 0;     // sum m v^2 (twice the kinetic energy)
   double pe = 0;      // potential energy
