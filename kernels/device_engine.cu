@@ -3,13 +3,36 @@
 // potential, integrator functor and algorithm for the GPU in every build).
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "cuda_check.hpp"
 #include "device/pipeline_engine.hpp"
 
 namespace tessera {
 
+namespace {
+// Thrust's scratch (every reduction, scan, copy_if and sort, on the
+// pipeline's streams with par_nosync) comes from the device's stream-ordered
+// pool. By default the pool gives its memory back at every synchronisation,
+// and the run synchronises every step (the rebuild check), so each step's
+// small scratch would be mapped afresh. Keeping up to this much lets the
+// per-step scratch (kilobytes) stay, while a rebuild's large sort buffers
+// still go back for the device arrays, which do not come from the pool.
+constexpr std::uint64_t kScratchKept = 64ull << 20;
+
+void keep_scratch(int gpu) {
+  cudaMemPool_t pool = nullptr;
+  std::uint64_t keep = kScratchKept;
+  // A device without pools falls back to cudaMalloc in Thrust: nothing to keep.
+  if (cudaDeviceGetDefaultMemPool(&pool, gpu) != cudaSuccess ||
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess)
+    (void)cudaGetLastError();
+}
+}  // namespace
+
 std::unique_ptr<DeviceEngine> make_device_engine(const Simulation& sim, int gpu) {
   TESSERA_CUDA_CHECK(cudaSetDevice(gpu));
+  keep_scratch(gpu);
   cudaDeviceProp prop{};
   TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu));
   const std::string what =
