@@ -7,7 +7,8 @@
 #  - thermo agrees with the CPU backend to 1e-10 over 200 steps;
 #  - the same deck twice writes the same bytes;
 #  - 100 steps + restart + 100 steps end bitwise identical to 200 straight
-#    (thermo CSV, checkpoint, trajectory) for NVE, Langevin and Nose-Hoover;
+#    (thermo CSV, checkpoint, trajectory) for NVE, Langevin and Nose-Hoover,
+#    and for Nose-Hoover also with halves on 1 and 2 threads;
 #  - checkpoints cross between backends, and one written by 2 MPI ranks
 #    continues on the device;
 #  - 2 and 4 device ranks follow the CPU; rebuilds between ranks run on the
@@ -87,6 +88,18 @@ for f in ("position", "velocity", "force", "image"):
     assert a[f]["value"][()].tobytes() == b[f]["value"][()].tobytes(), f
 PY
 done
+
+# Nose-Hoover's thermostat reads the sum of m v^2 every step. The device adds
+# it in an order fixed by the atom count alone (src/thermo/ordered_sum.hpp),
+# so halves run with 1 and then 2 threads (on a GPU: another card, another
+# number of SMs) continue the straight run bit for bit.
+deck nh-threads 100 "${integrators[2]}"
+OMP_NUM_THREADS=1 "$dev" run nh-threads.yaml --restart auto > nh-threads-1.out 2>&1
+check "nh: first half on 1 thread exits 0" test $? -eq 0
+deck nh-threads 200 "${integrators[2]}"
+OMP_NUM_THREADS=2 "$dev" run nh-threads.yaml --restart auto > nh-threads-2.out 2>&1
+check "nh: second half on 2 threads exits 0" test $? -eq 0
+check "nh: halves on 1 and 2 threads give the straight run's thermo, bit for bit" cmp -s nh-straight.csv nh-threads.csv
 
 # The device against the CPU: 200 NVE steps, every thermo column.
 check "device thermo equals the CPU's to 1e-10 over 200 steps" $py - nve-cpu.csv nve-straight.csv <<'PY'
