@@ -129,10 +129,7 @@ class PipelineEngine final : public DeviceEngine {
   long first_bad_atom(double speed_sq) const override {
     return TESSERA_DEVICE_CALL("motion guard", device::first_bad_atom(pipe_.stream(), pipe_.atoms(), speed_sq));
   }
-  ThermoSums sums() const override {
-    const DeviceSums d = TESSERA_DEVICE_CALL("thermo sums", pipe_.sums());
-    return ThermoSums{d.mv2, d.pe, d.virial};
-  }
+  ThermoSums sums() const override { return TESSERA_DEVICE_CALL("thermo sums", pipe_.sums()); }
   AtomOps& ops() override { return ops_; }
   long long device_bytes_peak() const override { return device_memory().peak.load(); }
   void mark_phase(int phase) override { TESSERA_DEVICE_CALL("phase mark", timeline_.mark(phase)); }

@@ -5,13 +5,13 @@
 // so they are the same bits on every GPU and thread count (and the CPU's,
 // for the same per-atom values).
 #include <thrust/iterator/counting_iterator.h>
-#include <thrust/reduce.h>
 #include <thrust/transform_reduce.h>
 
 #include "device/device_atoms.hpp"
 #include "device/neighbor_build.hpp"
 #include "integrate/motion_guard.hpp"
 #include "thermo/ordered_sum.hpp"
+#include "thermo/thermo.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -72,11 +72,8 @@ inline int first_bad_atom(const DeviceStream& s, const DeviceAtoms& a, double sp
       MinOf{});
 }
 
-struct DeviceSums {
-  double pe = 0;      // sum of per-atom energies
-  double virial = 0;  // sum of per-atom virial traces
-  double mv2 = 0;     // sum of m v^2 (twice the kinetic energy)
-};
+// The CPU's sums, in the same order (sum_thermo in src/thermo/thermo.cpp).
+using DeviceSums = ThermoSums;
 
 namespace detail {
 template <int NV, class F>
@@ -110,7 +107,7 @@ class OrderedSums {
   DeviceSums thermo(const DeviceStream& s, const DeviceAtoms& a) {
     double out[3];
     sum<3>(s, a.nlocal, ordered_sum::ThermoTerms{mv2_terms(a), raw(a.pe), raw(a.virial)}, out);
-    return DeviceSums{out[1], out[2], out[0]};
+    return DeviceSums{out[0], out[1], out[2]};
   }
 
  private:
