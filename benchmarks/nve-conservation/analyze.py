@@ -183,6 +183,8 @@ def main():
     ap.add_argument("--cmd-lammps", default="")
     ap.add_argument("--cmd-tessera", default="")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
+    ap.add_argument("--potential", default="lj/cut", choices=["lj/cut", "lj/smooth/linear"],
+                    help="the pair style both decks ran with (run.sh's POTENTIAL)")
     args = ap.parse_args()
 
     lmp_cols, lmp_loop, lmp_version = read_lammps_log(args.lammps_log)
@@ -231,7 +233,11 @@ def main():
 
     # --- plot ----------------------------------------------------------------
     os.makedirs(args.results_dir, exist_ok=True)
-    stem = f"nve-conservation-{args.date}"
+    smooth = args.potential == "lj/smooth/linear"
+    stem = f"nve-conservation-{'smooth-' if smooth else ''}{args.date}"
+    pot_short = "force-shifted LJ (lj/smooth/linear)" if smooth else "shifted LJ"
+    pot_long = ("force-shifted LJ (`lj/smooth/linear`: force and energy zero at the cutoff) "
+                "instead of the deck's energy-shifted `lj/cut`" if smooth else "energy-shifted LJ")
     png = os.path.join(args.results_dir, stem + ".png")
     plot_note = ""
     try:
@@ -247,7 +253,8 @@ def main():
         ax.axhline(0.0, color="black", lw=0.5)
         ax.set_xlabel("step (dt = 0.005)")
         ax.set_ylabel("E(t) - E(0) per atom (LJ units)")
-        ax.set_title(f"NVE, 4000-atom LJ melt, shifted LJ rc=2.5: Tessera {verdict} (band = +-{TOLERANCE:g})")
+        ax.set_title(f"NVE, 4000-atom LJ melt, {pot_short} rc=2.5: Tessera {verdict} (band = +-{TOLERANCE:g})",
+                     fontsize=9 if smooth else None)
         ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
         ax.legend()
         fig.tight_layout()
@@ -274,11 +281,12 @@ def main():
                   "not a benchmark result.**")
         md.append("")
     md.append("Issue 2's benchmark: 4,000-atom LJ melt (fcc, density 0.8442, T0 = 1.44, seed 87287), "
-              "energy-shifted LJ with cutoff 2.5, skin 0.3 with neighbour checks every step, "
+              f"{pot_long} with cutoff 2.5, skin 0.3 with neighbour checks every step, "
               f"velocity Verlet NVE with dt = 0.005, {args.steps} steps, thermo every "
               f"{lmp['last_step'] // max(1, lmp['samples'] - 1)} steps. "
               "Energies are per atom in LJ units. Decks: `benchmarks/nve-conservation/tessera.yaml` "
-              "and `benchmarks/nve-conservation/lammps.lmp`.")
+              "and `benchmarks/nve-conservation/lammps.lmp`"
+              + (", with run.sh's `POTENTIAL=lj/smooth/linear` edits." if smooth else "."))
     md.append("")
     md.append(f"**Criterion** (Tessera): max |E(t) - E(0)| <= {TOLERANCE:g} at every sampled step. "
               f"**Result: {verdict}** (max |E(t) - E(0)| = {tes['max_dev']:.3e} at step {tes['max_dev_step']}).")

@@ -14,6 +14,9 @@
 #   LMP=PATH        LAMMPS executable (default: /usr/bin/lmp)
 #   LMP_SUFFIX=S    LAMMPS accelerator suffix, e.g. opt (default: none, the plain
 #                   styles that issue 2's reference figures came from)
+#   POTENTIAL=P     lj/cut (default: issue 2's energy-shifted lj/cut) or
+#                   lj/smooth/linear (force-shifted, the control with no force
+#                   jump at the cutoff), in both engines
 #   PYTHON=PATH     Python with numpy and matplotlib (default: /usr/bin/python3)
 #   KEEP_SCRATCH=1  keep the scratch directory of a full run
 set -euo pipefail
@@ -45,6 +48,11 @@ if ! [[ "$steps" =~ ^[1-9][0-9]*$ ]]; then
   echo "run.sh: STEPS must be a positive integer, got '$steps'" >&2
   exit 2
 fi
+potential="${POTENTIAL:-lj/cut}"
+case "$potential" in
+  lj/cut|lj/smooth/linear) ;;
+  *) echo "run.sh: POTENTIAL must be lj/cut or lj/smooth/linear, got '$potential'" >&2; exit 2 ;;
+esac
 thermo_every=1000
 if [ "$steps" -ne "$full_steps" ]; then
   thermo_every=$(( steps / 100 ))
@@ -85,6 +93,15 @@ sed -E -e "s/^run:.*/run: {steps: $steps}/" \
 sed -E -e "s/^run([[:space:]]+)[0-9]+/run\1$steps/" \
        -e "s/^thermo([[:space:]]+)[0-9]+/thermo\1$thermo_every/" \
   "$here/lammps.lmp" > "$scratch/lammps.lmp"
+if [ "$potential" = lj/smooth/linear ]; then
+  # Same system and coefficients; the shift line goes, since the force-shifted
+  # form is zero at the cutoff already.
+  sed -i -E -e "s#^  style: lj/cut\$#  style: lj/smooth/linear#" -e "/^  shift: true/d" "$scratch/tessera.yaml"
+  sed -i -E -e "s#^pair_style( +)lj/cut #pair_style\1lj/smooth/linear #" -e "/^pair_modify +shift yes/d" \
+    -e "s#^(pair_coeff +1 1 1.0 1.0) 2.5#\1#" "$scratch/lammps.lmp"
+  grep -q "style: lj/smooth/linear" "$scratch/tessera.yaml" || { echo "run.sh: could not set the Tessera potential" >&2; exit 2; }
+  grep -Eq "^pair_style +lj/smooth/linear 2.5" "$scratch/lammps.lmp" || { echo "run.sh: could not set the LAMMPS potential" >&2; exit 2; }
+fi
 grep -q "steps: $steps}" "$scratch/tessera.yaml" || { echo "run.sh: could not set the Tessera step count" >&2; exit 2; }
 grep -Eq "^run[[:space:]]+$steps\$" "$scratch/lammps.lmp" || { echo "run.sh: could not set the LAMMPS step count" >&2; exit 2; }
 
@@ -125,13 +142,13 @@ grep -E "^Loop time|^Performance" tessera.out || true
 "$python" "$here/analyze.py" \
   --repo "$repo" --commit "$commit" --tree-state "$tree_state" \
   --results-dir "$results_dir" \
-  --steps "$steps" --full-steps "$full_steps" \
+  --steps "$steps" --full-steps "$full_steps" --potential "$potential" \
   --lammps-log "$scratch/lammps.log" \
   --tessera-csv "$scratch/tessera.thermo.csv" \
   --tessera-out "$scratch/tessera.out" \
   --tessera-binary "$tessera" \
   --lammps-wall "$lmp_wall" --tessera-wall "$tessera_wall" \
   --lammps-load "$lmp_load" --tessera-load "$tessera_load" \
-  --cmd-run "benchmarks/nve-conservation/run.sh $tessera${STEPS:+  (STEPS=$STEPS)}" \
+  --cmd-run "${POTENTIAL:+POTENTIAL=$POTENTIAL }benchmarks/nve-conservation/run.sh $tessera${STEPS:+  (STEPS=$STEPS)}" \
   --cmd-lammps "cd \$SCRATCH && $lmp_cmd" \
   --cmd-tessera "cd \$SCRATCH && $tessera_cmd"

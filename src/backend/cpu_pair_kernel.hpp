@@ -12,8 +12,7 @@
 // and virials are bitwise identical whichever runs. The order differs from
 // PairForce<Pot>, so the two agree to rounding only.
 #include "backend/cpu_simd.hpp"
-#include "potentials/lj_cut.hpp"
-#include "potentials/morse.hpp"
+#include "potentials/potential_list.hpp"
 
 namespace tessera {
 
@@ -44,6 +43,7 @@ struct PairKernelArgs {
 // result, slower); adding it here gives it the vector kernels.
 #define TESSERA_SIMD_POTENTIALS(X) \
   X(LJCut)                         \
+  X(LJSmoothLinear)                \
   X(Morse)
 
 template <class Pot>

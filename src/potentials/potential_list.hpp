@@ -3,6 +3,7 @@
 // CPU registry (registry.cpp) and the device engines (kernels/device_engine.cu,
 // tests/device). Adding a potential: its header here and its name in the list.
 #include "potentials/lj_cut.hpp"
+#include "potentials/lj_smooth_linear.hpp"
 #include "potentials/morse.hpp"
 
 namespace tessera {
@@ -10,6 +11,6 @@ namespace tessera {
 template <class... Pots>
 struct PotentialList {};
 
-using Potentials = PotentialList<LJCut, Morse>;
+using Potentials = PotentialList<LJCut, LJSmoothLinear, Morse>;
 
 }  // namespace tessera

@@ -17,6 +17,7 @@
 #include "device/pipeline_engine.hpp"
 #include "integrate/cpu_atom_ops.hpp"
 #include "potentials/lj_cut.hpp"
+#include "potentials/lj_smooth_linear.hpp"
 #include "potentials/morse.hpp"
 #include "potentials/pair_style_impl.hpp"
 #include "test_support.hpp"
@@ -31,6 +32,12 @@ inline std::string melt_deck(const std::string& name, const std::string& potenti
 
 inline const std::string kLJPotential = R"(
   style: lj/cut
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+)";
+inline const std::string kLJSmoothPotential = R"(
+  style: lj/smooth/linear
   cutoff: 2.5
   coeffs:
     - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
@@ -142,14 +149,19 @@ struct Twin {
   device::DeviceForcePipeline<Pot> dev;
 };
 
-// Runs f(Twin<Pot>&) on every case: LJ, Morse and a two-type LJ mixture on
-// LAMMPS melts, and a random two-type Morse gas.
+// Runs f(Twin<Pot>&) on every case: LJ, force-shifted LJ, Morse and a
+// two-type LJ mixture on LAMMPS melts, and a random two-type Morse gas.
 template <class F>
 void for_each_case(F&& f, int initial_stride = 64, const std::string& layout = "rows") {
   {
     INFO("lj melt");
     Twin<LJCut> t(melt_deck("lj", kLJPotential, layout), initial_stride);
     f(t, "lj");
+  }
+  {
+    INFO("lj melt, lj/smooth/linear");
+    Twin<LJSmoothLinear> t(melt_deck("lj", kLJSmoothPotential, layout), initial_stride);
+    f(t, "lj_smooth");
   }
   {
     INFO("morse melt");

@@ -24,10 +24,10 @@ double max_position_diff(const AtomStore& a, const AtomStore& b) {
 }
 
 template <class Pot>
-void check_nve(const std::string& name, const std::string& potential) {
+void check_nve(const std::string& name, const std::string& potential, const std::string& melt = "") {
   INFO(name);
   constexpr long kSteps = 100;
-  const std::string deck = melt_deck(name, potential);
+  const std::string deck = melt_deck(melt.empty() ? name : melt, potential);
   auto dev = device_simulation(deck);
   dev->setup();
   const long dev_builds_before = dev->neighbor_builds();
@@ -58,6 +58,7 @@ void check_nve(const std::string& name, const std::string& potential) {
 
 TEST_CASE("NVE steps on the device follow the engine's own run", "[device]") {
   check_nve<LJCut>("lj", kLJPotential);
+  check_nve<LJSmoothLinear>("lj_smooth", kLJSmoothPotential, "lj");
   check_nve<Morse>("morse", kMorsePotential);
   check_nve<LJCut>("mix", kMixPotential);
 }

@@ -126,6 +126,17 @@ def pair_eval(pos, types, box_len, kind, params, shift=False):
                 src6 = (sig / RC) ** 6
                 e -= 4.0 * eps * (src6 * src6 - src6)
             fpair = 24.0 * eps * (2.0 * sr6 * sr6 - sr6) / r2
+        elif kind == "lj_smooth":
+            # Force-shifted: E - E(rc) - (r - rc) E'(rc), force F - F(rc).
+            eps = params["eps"][ti, tj]
+            sig = params["sig"][ti, tj]
+            r = np.sqrt(r2)
+            sr6 = (sig * sig / r2) ** 3
+            src6 = (sig / RC) ** 6
+            f_rc = 24.0 * eps * (2.0 * src6 * src6 - src6) / RC
+            e = (4.0 * eps * (sr6 * sr6 - sr6) - 4.0 * eps * (src6 * src6 - src6)
+                 + (r - RC) * f_rc)
+            fpair = (24.0 * eps * (2.0 * sr6 * sr6 - sr6) / r - f_rc) / r
         elif kind == "morse":
             d0, a, r0 = params["d0"], params["alpha"], params["r0"]
             r = np.sqrt(r2)
@@ -149,6 +160,9 @@ SYSTEMS = {
     "lj": dict(kind="lj", masses={1: 1.0},
                params=dict(eps=np.array([[0, 0], [0, 1.0]]),
                            sig=np.array([[0, 0], [0, 1.0]]))),
+    "lj_smooth": dict(kind="lj_smooth", data="lj", masses={1: 1.0},
+                      params=dict(eps=np.array([[0, 0], [0, 1.0]]),
+                                  sig=np.array([[0, 0], [0, 1.0]]))),
     "morse": dict(kind="morse", masses={1: 1.0},
                   params=dict(d0=1.0, alpha=3.0, r0=1.2)),
     "mix": dict(kind="lj", masses={1: 1.0, 2: 2.0},
@@ -235,7 +249,7 @@ def main(ref):
     for name, spec in SYSTEMS.items():
         print(f"== {name}")
         # ---- data file
-        d = read_data(f"{name}_melt.data")
+        d = read_data(f"{spec.get('data', name)}_melt.data")
         ntypes = len(spec["masses"])
         check(d.get("natoms") == N_ATOMS, f"{name}: natoms {d.get('natoms')}")
         check(d.get("ntypes") == ntypes, f"{name}: ntypes {d.get('ntypes')}")
@@ -323,7 +337,7 @@ def main(ref):
             check(rel(s[4], s[2] + s[3]) < 1e-12, "lj_shift: etotal != pe + ke")
 
     # ---- NVE trajectories
-    for name in ("lj", "morse"):
+    for name in ("lj", "lj_smooth", "morse"):
         path = f"{name}_nve_1000.csv"
         h, r = read_csv(path)
         check(h == csv_header, f"{path} header {h!r}")

@@ -56,13 +56,13 @@ for sys in lj morse mix; do
 done
 
 echo "run 0 single points:"
-for name in lj_run0 lj_shift_run0 morse_run0 mix_run0; do
+for name in lj_run0 lj_shift_run0 lj_smooth_run0 morse_run0 mix_run0; do
     run_lmp "$name"
     "$PYTHON" extract_thermo.py "$TMP/$name.log" "$name.csv"
 done
 
 echo "NVE trajectories (1000 steps, thermo every step):"
-for sys in lj morse; do
+for sys in lj lj_smooth morse; do
     run_lmp "${sys}_nve"
     "$PYTHON" extract_thermo.py "$TMP/${sys}_nve.log" "${sys}_nve_1000.csv"
 done

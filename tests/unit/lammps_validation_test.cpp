@@ -16,8 +16,9 @@ using test::reference;
 namespace {
 
 struct Case {
-  std::string name;
+  std::string name;  // of the reference files
   std::string potential_yaml;
+  std::string data = name;  // the melt it reads: <data>_melt.data
 };
 
 const Case kLJ{"lj", R"(
@@ -26,6 +27,14 @@ const Case kLJ{"lj", R"(
   coeffs:
     - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
 )"};
+// Force-shifted LJ on the lj/cut melt.
+const Case kLJSmooth{"lj_smooth", R"(
+  style: lj/smooth/linear
+  cutoff: 2.5
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+)",
+                     "lj"};
 const Case kMorse{"morse", R"(
   style: morse
   cutoff: 2.5
@@ -78,9 +87,9 @@ std::map<AtomId, DumpAtom> read_dump_forces(const std::string& path) {
 }  // namespace
 
 TEST_CASE("forces on LAMMPS melts agree to 1e-10 per atom", "[lammps]") {
-  for (const Case& c : {kLJ, kMorse, kMix}) {
+  for (const Case& c : {kLJ, kLJSmooth, kMorse, kMix}) {
     INFO(c.name);
-    Simulation sim(test::deck_from(deck_yaml(c.name + "_melt.data", c.potential_yaml, 0)));
+    Simulation sim(test::deck_from(deck_yaml(c.data + "_melt.data", c.potential_yaml, 0)));
     sim.setup();
     const auto ref = read_dump_forces(reference(c.name + "_forces.dump"));
     const auto& a = sim.atoms();
@@ -107,9 +116,10 @@ TEST_CASE("thermo of LAMMPS melts: step 0 agrees to 1e-12", "[lammps]") {
     std::string csv;
   };
   for (const Run0& r : {Run0{kLJ, false, "lj_run0.csv"}, Run0{kLJ, true, "lj_shift_run0.csv"},
-                        Run0{kMorse, false, "morse_run0.csv"}, Run0{kMix, false, "mix_run0.csv"}}) {
+                        Run0{kLJSmooth, false, "lj_smooth_run0.csv"}, Run0{kMorse, false, "morse_run0.csv"},
+                        Run0{kMix, false, "mix_run0.csv"}}) {
     INFO(r.csv);
-    Simulation sim(test::deck_from(deck_yaml(r.c.name + "_melt.data", r.c.potential_yaml, 0, r.shift)));
+    Simulation sim(test::deck_from(deck_yaml(r.c.data + "_melt.data", r.c.potential_yaml, 0, r.shift)));
     sim.setup();
     const ThermoValues v = sim.thermo();
     auto ref = test::read_csv(reference(r.csv));
@@ -122,11 +132,11 @@ TEST_CASE("thermo of LAMMPS melts: step 0 agrees to 1e-12", "[lammps]") {
 }
 
 TEST_CASE("1000 NVE steps from a LAMMPS data file follow LAMMPS", "[lammps]") {
-  for (const Case& c : {kLJ, kMorse}) {
+  for (const Case& c : {kLJ, kLJSmooth, kMorse}) {
     INFO(c.name);
     const auto ref = test::read_csv(reference(c.name + "_nve_1000.csv"));
     REQUIRE(ref.at("step").size() == 1001);
-    Simulation sim(test::deck_from(deck_yaml(c.name + "_melt.data", c.potential_yaml, 1000)));
+    Simulation sim(test::deck_from(deck_yaml(c.data + "_melt.data", c.potential_yaml, 1000)));
     sim.setup();
     std::vector<ThermoValues> ours{sim.thermo()};
     for (int s = 0; s < 1000; ++s) {

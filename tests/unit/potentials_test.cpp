@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "potentials/lj_cut.hpp"
+#include "potentials/lj_smooth_linear.hpp"
 #include "potentials/morse.hpp"
 #include "potentials/pair_style.hpp"
 #include "run/simulation.hpp"
@@ -74,6 +75,35 @@ TEST_CASE("lj/cut matches the analytic 12-6 form and its shift", "[potentials]")
   LJCut::eval(2.7 * 2.7 * (1 - 1e-15), ps, fc, ec);
   CHECK(fs == f);
   CHECK(std::abs(ec) < 1e-12);  // shifted energy vanishes at the cutoff
+}
+
+TEST_CASE("lj/smooth/linear is the force-shifted 12-6 form, zero force and energy at the cutoff", "[potentials]") {
+  PairCoeffs c;
+  c.c = {0.8, 1.1, 0, 0};
+  c.cutoff = 2.7;
+  const auto p = LJSmoothLinear::params(c, false);
+  // E_LJ and F_LJ = -dE_LJ/dr written out, at r and at the cutoff.
+  auto e_lj = [](double r) { return 4 * 0.8 * (std::pow(1.1 / r, 12) - std::pow(1.1 / r, 6)); };
+  auto f_lj = [](double r) { return 24 * 0.8 * (2 * std::pow(1.1 / r, 12) - std::pow(1.1 / r, 6)) / r; };
+  for (double r : {0.95, 1.3, 2.0, 2.6}) {
+    INFO("r = " << r);
+    double f, e;
+    LJSmoothLinear::eval(r * r, p, f, e);
+    CHECK(e == Approx(e_lj(r) - e_lj(2.7) + (r - 2.7) * f_lj(2.7)).epsilon(1e-13).margin(1e-15));
+    CHECK(f * r == Approx(f_lj(r) - f_lj(2.7)).epsilon(1e-13).margin(1e-15));
+  }
+  // Unlike lj/cut, whose force jumps by F_LJ(r_c) there.
+  double f, e;
+  LJSmoothLinear::eval(2.7 * 2.7 * (1 - 1e-15), p, f, e);
+  CHECK(std::abs(e) < 1e-14);
+  CHECK(std::abs(f) < 1e-13);
+  CHECK(std::abs(f_lj(2.7)) > 1e-2);
+  // `shift` changes nothing: the energy is zero at the cutoff already.
+  double fs, es;
+  LJSmoothLinear::eval(1.3 * 1.3, LJSmoothLinear::params(c, true), fs, es);
+  LJSmoothLinear::eval(1.3 * 1.3, p, f, e);
+  CHECK(fs == f);
+  CHECK(es == e);
 }
 
 TEST_CASE("morse has its minimum -D0 at r0", "[potentials]") {

@@ -70,7 +70,7 @@ PairStyleImpl<Pot> make_style() {
     table[k].c = {c0, c1, c2, 0};
     table[k].cutoff = cut;
   };
-  if (std::string(Pot::name) == "lj/cut") {
+  if (Pot::ncoeff == 2) {  // the LJ forms: epsilon, sigma
     set(4, 1.0, 1.0, 0, 2.5);
     set(8, 0.7, 1.1, 0, 2.2);
     set(5, 0.84, 1.05, 0, 2.35);
@@ -182,6 +182,8 @@ void check_variants(bool two_types) {
 TEST_CASE("pair kernel variants agree bitwise, and with PairForce to rounding", "[simd]") {
   check_variants<LJCut>(true);
   check_variants<LJCut>(false);
+  check_variants<LJSmoothLinear>(true);
+  check_variants<LJSmoothLinear>(false);
   check_variants<Morse>(true);
   check_variants<Morse>(false);
 }
