@@ -97,8 +97,7 @@ if [ "$potential" = lj/smooth/linear ]; then
   # Same system and coefficients; the shift line goes, since the force-shifted
   # form is zero at the cutoff already.
   sed -i -E -e "s#^  style: lj/cut\$#  style: lj/smooth/linear#" -e "/^  shift: true/d" "$scratch/tessera.yaml"
-  sed -i -E -e "s#^pair_style( +)lj/cut #pair_style\1lj/smooth/linear #" -e "/^pair_modify +shift yes/d" \
-    -e "s#^(pair_coeff +1 1 1.0 1.0) 2.5#\1#" "$scratch/lammps.lmp"
+  sed -i -E -e "s#^pair_style( +)lj/cut #pair_style\1lj/smooth/linear #" -e "/^pair_modify +shift yes/d" "$scratch/lammps.lmp"
   grep -q "style: lj/smooth/linear" "$scratch/tessera.yaml" || { echo "run.sh: could not set the Tessera potential" >&2; exit 2; }
   grep -Eq "^pair_style +lj/smooth/linear 2.5" "$scratch/lammps.lmp" || { echo "run.sh: could not set the LAMMPS potential" >&2; exit 2; }
 fi
