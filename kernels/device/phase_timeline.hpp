@@ -78,6 +78,14 @@ class StreamMarks {
 class PhaseTimeline {
  public:
   PhaseTimeline(DeviceStream s, int nphases) : marks_(std::move(s)), seconds_(static_cast<std::size_t>(nphases), 0.0) {}
+  PhaseTimeline(const PhaseTimeline&) = delete;
+  PhaseTimeline& operator=(const PhaseTimeline&) = delete;
+  // Marks the device has not passed yet (a run that stops or throws
+  // mid-step leaves some) go back to the pool, whose destructor frees them:
+  // otherwise each engine torn down that way would leak its last events.
+  ~PhaseTimeline() {
+    for (auto& m : open_) marks_.recycle(m.second);
+  }
 
   // Phase `phase` starts now, in stream order.
   void mark(int phase) {
