@@ -104,4 +104,4 @@ wait "$tessera_pid"
 "$python" "$here/seeds.py" --repo "$repo" --commit "$commit" --tree-state "$tree_state" --dir "$scratch" \
   --seeds "$seeds" --steps "$steps" --potential "$potential" --start "$start" --tessera-binary "$tessera" \
   --results-dir "${RESULTS_DIR:-$repo/benchmarks/results}" \
-  --cmd "${SEEDS:+SEEDS=\"$SEEDS\" }${STEPS:+STEPS=$STEPS }${POTENTIAL:+POTENTIAL=$POTENTIAL }${START:+START=$START }benchmarks/nve-conservation/seeds.sh"
+  --cmd "${SEEDS:+SEEDS=\"$SEEDS\" }${STEPS:+STEPS=$STEPS }${EVERY:+EVERY=$EVERY }${POTENTIAL:+POTENTIAL=$POTENTIAL }${START:+START=$START }benchmarks/nve-conservation/seeds.sh"
