@@ -23,6 +23,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+# shellcheck source=decks.sh
+. "$here/decks.sh"
 
 tessera="${1:-$repo/build/src/app/tessera}"
 # Resolve a relative binary path against the caller's directory, before any cd.
@@ -94,12 +96,7 @@ sed -E -e "s/^run([[:space:]]+)[0-9]+/run\1$steps/" \
        -e "s/^thermo([[:space:]]+)[0-9]+/thermo\1$thermo_every/" \
   "$here/lammps.lmp" > "$scratch/lammps.lmp"
 if [ "$potential" = lj/smooth/linear ]; then
-  # Same system and coefficients; the shift line goes, since the force-shifted
-  # form is zero at the cutoff already.
-  sed -i -E -e "s#^  style: lj/cut\$#  style: lj/smooth/linear#" -e "/^  shift: true/d" "$scratch/tessera.yaml"
-  sed -i -E -e "s#^pair_style( +)lj/cut #pair_style\1lj/smooth/linear #" -e "/^pair_modify +shift yes/d" "$scratch/lammps.lmp"
-  grep -q "style: lj/smooth/linear" "$scratch/tessera.yaml" || { echo "run.sh: could not set the Tessera potential" >&2; exit 2; }
-  grep -Eq "^pair_style +lj/smooth/linear 2.5" "$scratch/lammps.lmp" || { echo "run.sh: could not set the LAMMPS potential" >&2; exit 2; }
+  to_smooth "$scratch/tessera.yaml" "$scratch/lammps.lmp" run.sh
 fi
 grep -q "steps: $steps}" "$scratch/tessera.yaml" || { echo "run.sh: could not set the Tessera step count" >&2; exit 2; }
 grep -Eq "^run[[:space:]]+$steps\$" "$scratch/lammps.lmp" || { echo "run.sh: could not set the LAMMPS step count" >&2; exit 2; }

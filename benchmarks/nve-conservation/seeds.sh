@@ -28,6 +28,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
+# shellcheck source=decks.sh
+. "$here/decks.sh"
 tessera="${1:-$repo/build/src/app/tessera}"
 case "$tessera" in /*) ;; *) tessera="$(pwd)/$tessera" ;; esac
 [ -x "$tessera" ] || { echo "seeds.sh: Tessera binary not found: $tessera" >&2; exit 2; }
@@ -66,9 +68,11 @@ for s in $seeds; do
   sed -E -e "s/create 1.44 87287/create 1.44 $s/" -e "s/^run([[:space:]]+)[0-9]+/run\1$steps/" \
          -e "s/^thermo([[:space:]]+)[0-9]+/thermo\1$every/" \
     "$here/lammps.lmp" > "$scratch/l$s.lmp"
+  grep -q "seed: $s}" "$scratch/t$s.yaml" && grep -q "file: t$s.csv" "$scratch/t$s.yaml" \
+    || { echo "seeds.sh: could not write the Tessera deck for seed $s" >&2; exit 2; }
+  grep -q "create 1.44 $s loop" "$scratch/l$s.lmp" || { echo "seeds.sh: could not write the LAMMPS input for seed $s" >&2; exit 2; }
   if [ "$potential" = lj/smooth/linear ]; then
-    sed -i -E -e "s#^  style: lj/cut\$#  style: lj/smooth/linear#" -e "/^  shift: true/d" "$scratch/t$s.yaml"
-    sed -i -E -e "s#^pair_style( +)lj/cut #pair_style\1lj/smooth/linear #" -e "/^pair_modify +shift yes/d" "$scratch/l$s.lmp"
+    to_smooth "$scratch/t$s.yaml" "$scratch/l$s.lmp" seeds.sh
   fi
   if [ "$start" = lammps ]; then
     { sed -n '1,/^velocity/p' "$here/lammps.lmp" | sed -E "s/create 1.44 87287/create 1.44 $s/"; echo "write_data start$s.data"; } \
@@ -77,11 +81,7 @@ for s in $seeds; do
     sed -i -E -e "/^(lattice|region|create_box|mass|velocity) /d" -e "s/^create_atoms .*/read_data start$s.data/" "$scratch/l$s.lmp"
     grep -q "read_data: start$s.data" "$scratch/t$s.yaml" && grep -q "^read_data start$s.data" "$scratch/l$s.lmp" \
       || { echo "seeds.sh: could not point the decks at start$s.data" >&2; exit 2; }
-    continue
   fi
-  grep -q "seed: $s}" "$scratch/t$s.yaml" && grep -q "file: t$s.csv" "$scratch/t$s.yaml" \
-    || { echo "seeds.sh: could not write the Tessera deck for seed $s" >&2; exit 2; }
-  grep -q "create 1.44 $s loop" "$scratch/l$s.lmp" || { echo "seeds.sh: could not write the LAMMPS input for seed $s" >&2; exit 2; }
 done
 
 cd "$scratch"
