@@ -67,6 +67,10 @@ def summary(runs):
     }
 
 
+def verdict(ok):
+    return "PASS" if ok else "FAIL"
+
+
 def rank_sum_z(a, b):
     """Mann-Whitney U of a against b as a normal z (ties get mean ranks)."""
     both = np.concatenate([a, b])
@@ -151,18 +155,18 @@ def main():
     for e in ("LAMMPS", "Tessera"):
         x = s[e]
         table.append(f"| {e} | {x['n']} | {x['mean_slope']:+.2e} | {x['sem_slope']:.1e} | {x['sd_slope']:.1e} | "
-                 f"{x['positive']}/{x['n']} | {x['mean_change']:+.2e} | {x['median_max']:.2e} | "
-                 f"{x['min_max']:.2e} to {x['max_max']:.2e} | {x['within']}/{x['n']} |")
+                     f"{x['positive']}/{x['n']} | {x['mean_change']:+.2e} | {x['median_max']:.2e} | "
+                     f"{x['min_max']:.2e} to {x['max_max']:.2e} | {x['within']}/{x['n']} |")
     L += table
     L.append("")
     L.append(f"- Tessera's mean slope minus LAMMPS's: {s['Tessera']['mean_slope'] - s['LAMMPS']['mean_slope']:+.2e} "
-             f"per 100 tau, z = {z:+.2f} (combined s.e. {se:.1e}). **{'PASS' if slopes_pass else 'FAIL'}** "
+             f"per 100 tau, z = {z:+.2f} (combined s.e. {se:.1e}). **{verdict(slopes_pass)}** "
              f"(|z| <= {Z_LIMIT:g}): with these runs a difference in mean drift larger than about "
              f"{Z_LIMIT * se:.1e} per 100 tau would have failed.")
     L.append(f"- Tessera's mean slope against zero: z = {z_zero:+.2f}.")
     L.append(f"- Largest excursions, Tessera against LAMMPS (rank-sum, normal approximation): z = {z_max:+.2f} "
-             f"(positive: Tessera's are larger). **{'PASS' if max_pass else 'FAIL'}** (z <= {Z_LIMIT:g}).")
-    L.append(f"- Overall: **{'PASS' if passed else 'FAIL'}**.\n")
+             f"(positive: Tessera's are larger). **{verdict(max_pass)}** (z <= {Z_LIMIT:g}).")
+    L.append(f"- Overall: **{verdict(passed)}**.\n")
     L.append("| seed | LAMMPS slope | LAMMPS change | LAMMPS max | Tessera slope | Tessera change | Tessera max |")
     L.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for a, b in zip(runs["LAMMPS"], runs["Tessera"]):
@@ -171,7 +175,7 @@ def main():
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
     print("\n".join(table))
-    print(f"seeds.py: mean slopes z = {z:+.2f}, largest excursions z = {z_max:+.2f}: {'PASS' if passed else 'FAIL'}")
+    print(f"seeds.py: mean slopes z = {z:+.2f}, largest excursions z = {z_max:+.2f}: {verdict(passed)}")
     print(f"seeds.py: report {portable_path(path, args.repo)}")
     return 0 if passed else 1
 
