@@ -34,6 +34,7 @@
 #include "system/build_system.hpp"
 #include "telemetry/gpu_binding.hpp"
 #include "telemetry/nvml.hpp"
+#include "verb_help.hpp"
 
 using namespace tessera;
 
@@ -321,10 +322,12 @@ int main(int argc, char** argv) {
   CLI::App app{"Tessera: molecular dynamics from an input deck"};
   app.set_version_flag("--version", std::string("tessera ") + version_string());
   app.require_subcommand(1);
+  app.footer(verb_examples(""));
 
   std::string deck_path, backend, precision, cuda_aware_mpi;
   int threads = 0;
   auto* run = app.add_subcommand("run", "Run the simulation a deck describes");
+  run->footer(verb_examples("run"));
   run->add_option("deck", deck_path, "Input deck (YAML)")->required();
   run->add_option("--threads", threads, "OpenMP threads (default: the deck's, then OMP_NUM_THREADS)")
       ->check(CLI::NonNegativeNumber);
@@ -349,11 +352,13 @@ int main(int argc, char** argv) {
 
   std::string validate_path;
   auto* validate = app.add_subcommand("validate", "Check a deck (and its data file) without running it");
+  validate->footer(verb_examples("validate"));
   validate->add_option("deck", validate_path, "Input deck (YAML)")->required();
 
   std::string plan_path;
   int plan_gpus = 1, plan_nodes = 1;
   auto* plan = app.add_subcommand("plan", "Show how a deck would run on N GPUs (rank grid, atoms, memory, job header)");
+  plan->footer(verb_examples("plan"));
   plan->add_option("deck", plan_path, "Input deck (YAML)")->required();
   plan->add_option("--gpus", plan_gpus, "GPUs (one MPI rank each)")->required()->check(CLI::PositiveNumber);
   plan->add_option("--nodes", plan_nodes, "Nodes the GPUs are spread over")->check(CLI::PositiveNumber);
@@ -367,12 +372,27 @@ int main(int argc, char** argv) {
                    "(e.g. a published NVLink figure); adds the halo's time and the modelled parallel efficiency");
 
   auto* info = app.add_subcommand("info", "Show the build, the GPUs found and why one is not usable");
+  info->footer(verb_examples("info"));
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitBadInput;
+    // --help and --version end here too, with exit code 0.
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitBadInput;
+    // A mistake on the command line: what was wrong, then how the verb is
+    // used and a line that works (`tessera run` alone is a newcomer's first try).
+    if (rank0) {
+      const auto parsed = app.get_subcommands();
+      const CLI::App* sub = parsed.empty() ? nullptr : parsed.front();
+      const std::string verb = sub ? sub->get_name() : std::string();
+      const CLI::Option* deck = sub ? sub->get_option_no_throw("deck") : nullptr;
+      const bool no_deck = deck && deck->count() == 0 && dynamic_cast<const CLI::RequiredError*>(&e);
+      fmt::print(stderr, "tessera: error: {}\n{}",
+                 no_deck ? fmt::format("no deck given: 'tessera {}' needs an input deck (a YAML file)", verb)
+                         : std::string(e.what()),
+                 verb_usage_hint(verb));
+    }
+    return kExitBadInput;
   }
 
   try {

@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "deck/nearest_key.hpp"
 #include "deck/yaml_section.hpp"
+#include "io/topology_writer.hpp"
 #include "potentials/pair_style.hpp"
 #include "system/memory_check.hpp"
 
@@ -196,10 +199,11 @@ PotentialSpec read_potential(const YamlSection& s) {
       bool ok = name == "types" || name == "cutoff";
       for (const auto& cn : entry->coeff_names) ok = ok || name == cn;
       if (!ok) {
-        std::string allowed = "types, cutoff";
-        for (const auto& cn : entry->coeff_names) allowed += ", " + cn;
+        std::vector<std::string> allowed = {"types", "cutoff"};
+        allowed.insert(allowed.end(), entry->coeff_names.begin(), entry->coeff_names.end());
         throw_at(location_of(kv.first, s.file(), e.key_path(name)),
-                 fmt::format("unknown key for {} (allowed here: {})", p.style, allowed));
+                 fmt::format("unknown key for {}{} (allowed here: {})", p.style, did_you_mean(name, allowed),
+                             fmt::join(allowed, ", ")));
       }
     }
     for (const auto& prev : p.coeffs)
@@ -395,6 +399,31 @@ TrajectorySpec read_trajectory(const YamlSection& s) {
   return t;
 }
 
+// Whether two paths name one file: the same file where both exist (links
+// included), else the same absolute path.
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal();
+}
+
+// A run writes its trajectory's topology beside it, as the trajectory's name
+// with .data (io/topology_writer.hpp): that must not overwrite the deck's
+// data file, the trajectory itself or another output.
+void check_topology_path(const Deck& d, const DeckLocation& at) {
+  const std::string topology = topology_path(d.trajectory.file);
+  const std::pair<const char*, const std::string*> others[] = {
+      {"system.read_data", &d.system.read_data}, {"output.trajectory.file", &d.trajectory.file},
+      {"output.thermo.file", &d.thermo.file},    {"output.metrics.file", &d.metrics.file},
+      {"output.dump.file", &d.dump.file},        {"output.xyz.file", &d.xyz.file}};
+  for (const auto& [key, file] : others)
+    if (!file->empty() && same_file(topology, *file))
+      throw_at(at, fmt::format("the run writes the trajectory's topology (a LAMMPS data file, the trajectory's name "
+                               "with .data) to {}, which is also {}: give the trajectory another name",
+                               topology, key));
+}
+
 // output.dump and output.xyz. Both need coordinates (viewers place atoms by
 // them); extended XYZ has one `pos` column, so it takes one kind.
 ExportSpec read_export(const YamlSection& s, bool xyz) {
@@ -521,6 +550,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     if (out.has("metrics")) d.metrics = read_metrics(out.section("metrics"));
     if (out.has("dump")) d.dump = read_export(out.section("dump"), false);
     if (out.has("xyz")) d.xyz = read_export(out.section("xyz"), true);
+    if (d.trajectory.enabled()) check_topology_path(d, out.section("trajectory").where("file"));
   }
   if (top.has("decomposition")) {
     const YAML::Node n = top.node("decomposition");

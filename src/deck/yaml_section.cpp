@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "deck/deck_keys.hpp"
+#include "deck/nearest_key.hpp"
 
 namespace tessera {
 
@@ -149,7 +150,7 @@ void YamlSection::only(const std::vector<std::string>& allowed) const {
                fmt::format("duplicate key (first given on line {})", it->second));
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
       throw_at(location_of(k, file_, key_path(name)),
-               fmt::format("unknown key (allowed here: {})", fmt::join(allowed, ", ")));
+               fmt::format("unknown key{} (allowed here: {})", did_you_mean(name, allowed), fmt::join(allowed, ", ")));
   }
 }
 

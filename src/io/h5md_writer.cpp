@@ -21,7 +21,13 @@ using h5::H5Error;
 using h5::Handle;
 
 constexpr const char* kCreatorName = "Tessera";
-constexpr const char* kParticles = "particles/all";
+// The particle group. MDAnalysis names it `trajectory` in the files it
+// writes, and its H5MD reader (2.4) builds a topology from that name alone
+// (mda.Universe("file.h5md"), where units allow it). Trajectories written
+// before this name was chosen use `all`; a restart continues such a file in
+// its own group.
+constexpr const char* kParticles = "particles/trajectory";
+constexpr const char* kLegacyParticles = "particles/all";
 constexpr const char* kFields[] = {"position", "velocity", "force", "image"};
 constexpr int kNumFields = 4;
 constexpr const char* kObservables[] = {"temperature", "potential_energy", "kinetic_energy", "total_energy",
@@ -331,7 +337,7 @@ struct H5mdWriter::Impl {
       h5::write_attr_string(units, "system", "lj");
     }
     Handle particles_group = h5::create_group(file, "particles");
-    Handle all = h5::create_group(particles_group, "all");
+    Handle all = h5::create_group(particles_group, "trajectory");
     {
       Handle box = h5::create_group(all, "box");
       h5::write_attr<std::int32_t>(box, "dimension", 3);
@@ -365,8 +371,10 @@ struct H5mdWriter::Impl {
         throw H5Error(fmt::format("written by '{}', not by {}, so it cannot be continued", by, kCreatorName) +
                       not_ours);
     }
-    if (!h5::exists(file, kParticles)) throw H5Error(std::string("it has no '") + kParticles + "' group" + not_ours);
-    Handle all = h5::open_group(file, kParticles);
+    const char* group = h5::exists(file, kParticles) ? kParticles : kLegacyParticles;
+    if (!h5::exists(file, group))
+      throw H5Error(fmt::format("it has neither a '{}' nor a '{}' group", kParticles, kLegacyParticles) + not_ours);
+    Handle all = h5::open_group(file, group);
     const auto stored_types = h5::read_array<std::int32_t>(all, "species", -1, 0);
     if (static_cast<long long>(stored_types.size()) != natoms)
       throw H5Error(fmt::format("it holds {} atoms, this run has {}", stored_types.size(), natoms) + not_ours);
@@ -382,7 +390,7 @@ struct H5mdWriter::Impl {
       throw H5Error(
           fmt::format("it stores the fields [{}], this run writes [{}]", field_list(stored), field_list(wanted)) +
           not_ours);
-    particles.open_existing(all, kParticles, particle_names(), particle_types(), particle_rows(), resume_step);
+    particles.open_existing(all, group, particle_names(), particle_types(), particle_rows(), resume_step);
     // The thermo group may be missing where analysis series exist: a run
     // that stopped before its first frame.
     if (h5::exists(file, "observables/temperature")) {

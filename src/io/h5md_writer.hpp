@@ -4,10 +4,10 @@
 //
 // Layout (N atoms; every time series is step int64[F], time double[F], value):
 //   h5md                    version=[1,1]; author{name}; creator{name,version}
-//   particles/all/box       dimension=3, boundary=periodic x3;
-//                           edges: double[F][3][3], diag(box lengths)
-//   particles/all/position  double[F][N][3]   (velocity, force alike; image int32)
-//   particles/all/species   int32[N], particles/all/id int64[N]
+//   particles/trajectory/box       dimension=3, boundary=periodic x3;
+//                                  edges: double[F][3][3], diag(box lengths)
+//   particles/trajectory/position  double[F][N][3]   (velocity, force alike; image int32)
+//   particles/trajectory/species   int32[N], particles/trajectory/id int64[N]
 //   observables/{temperature,potential_energy,kinetic_energy,total_energy,pressure}
 //                           double[F'] (energies per atom, as in the thermo output)
 //   observables/<series>    the deck's `analysis` (rdf, msd): double[F''][...],
@@ -17,7 +17,11 @@
 // Values are in reduced LJ units. They carry no `unit` attribute: the units
 // module has no symbol for sigma or tau, and MDAnalysis rejects any unit string
 // it does not know, so readers must not convert units (MDAnalysis:
-// convert_units=False).
+// convert_units=False), and take the topology from the LAMMPS data file the
+// run writes beside the trajectory (topology_writer.hpp).
+// The particle group is `trajectory`, the name MDAnalysis's H5MD reader
+// looks for when it builds a topology from the file alone; files written
+// before it was chosen have `all`, which readers (ours too) must accept.
 //
 // All particle elements and box/edges share (hard-link) one step and one time
 // dataset, as the specification requires for image and box; the observables

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
@@ -14,6 +15,7 @@
 #include "io/h5.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/lammps_dump_writer.hpp"
+#include "io/topology_writer.hpp"
 
 namespace tessera {
 
@@ -92,18 +94,63 @@ RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step
     if (resume_step >= 0 && analysis_->wants_msd_origin()) analysis_->set_msd_origin(gather_msd_rows(sim));
   }
   if (deck.trajectory.enabled()) {
-    const AtomStore& a = sim.atoms();
-    const RowsById types = gather_rows_by_id(sim, 1, [&](std::size_t i, double* out) { out[0] = a.type[i]; });
+    const Topology topology = gather_topology(sim);
     if (!root_) return;
-    const std::vector<std::int32_t> type(types.values.begin(), types.values.end());
     try {
-      trajectory_ =
-          std::make_unique<H5mdWriter>(deck.trajectory, sim.natoms(), types.id, type, version_string(), resume_step);
+      trajectory_ = std::make_unique<H5mdWriter>(deck.trajectory, sim.natoms(), topology.id, topology.type,
+                                                 version_string(), resume_step);
       if (analysis_) analysis_->declare(*trajectory_);
     } catch (const h5::H5Error& e) {
       throw IoError(fmt::format("output.trajectory.file: {}", e.what()));
     }
+    write_topology_file(topology, resume_step);
   }
+}
+
+Topology RunOutputs::gather_topology(const Simulation& sim) const {
+  // One gather of type, position and image per atom (the H5MD writer needs
+  // the types, the topology file all three).
+  const AtomStore& a = sim.atoms();
+  const RowsById rows = gather_rows_by_id(sim, 7, [&](std::size_t i, double* out) {
+    out[0] = a.type[i];
+    out[1] = a.x[i];
+    out[2] = a.y[i];
+    out[3] = a.z[i];
+    out[4] = a.ix[i];
+    out[5] = a.iy[i];
+    out[6] = a.iz[i];
+  });
+  Topology t;
+  if (!root_) return t;
+  const std::size_t n = rows.id.size();
+  t.id = rows.id;
+  t.type.resize(n);
+  t.position.resize(3 * n);
+  t.image.resize(3 * n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const double* r = &rows.values[7 * k];
+    t.type[k] = static_cast<std::int32_t>(r[0]);
+    for (int d = 0; d < 3; ++d) {
+      t.position[3 * k + d] = r[1 + d];
+      t.image[3 * k + d] = static_cast<std::int32_t>(r[4 + d]);
+    }
+  }
+  t.mass_of_type = a.mass_of_type;
+  t.box = sim.box();
+  t.step = sim.step();
+  return t;
+}
+
+void RunOutputs::write_topology_file(const Topology& t, long resume_step) const {
+  // A fresh run writes it; a continued one keeps the file its first segment
+  // wrote (step 0's coordinates, the same bytes as a run never stopped) and
+  // writes it only where it is missing (a trajectory begun before runs wrote
+  // topologies, or a file deleted since), with the resume step's coordinates.
+  // Ids, types and masses are the same either way: a restart checks them.
+  const std::string path = topology_path(deck_.trajectory.file);
+  std::error_code ec;
+  if (resume_step >= 0 && std::filesystem::exists(path, ec)) return;
+  write_topology(path, t, fmt::format("by Tessera {} for the trajectory {}", version_string(), deck_.trajectory.file));
 }
 
 RunOutputs::~RunOutputs() = default;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analysis/analysis.hpp"
+#include "io/topology_writer.hpp"
 #include "run/simulation.hpp"
 #include "run/stop_request.hpp"
 
@@ -44,6 +45,12 @@ class RunOutputs : public StepHook {
   void write_text_frames(const Simulation& sim);
   // The deck's analysis due at this step.
   void sample_analysis(const Simulation& sim);
+  // Ids, types, positions and images of every atom, the masses, box and
+  // step, on rank 0 (collective; the other ranks get an empty one).
+  Topology gather_topology(const Simulation& sim) const;
+  // The LAMMPS data file beside the H5MD trajectory (topology_writer.hpp),
+  // on rank 0.
+  void write_topology_file(const Topology& t, long resume_step) const;
   // Unwrapped positions and types of every atom, by id, on rank 0 (collective).
   std::vector<double> gather_msd_rows(const Simulation& sim) const;
 

@@ -142,7 +142,7 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
   std::vector<char> have_mass(ntypes + 1, 0);
   std::unordered_map<AtomId, std::size_t> slot;
   slot.reserve(static_cast<std::size_t>(natoms));
-  bool seen_atoms = false, seen_masses = false;
+  bool seen_atoms = false, seen_masses = false, molecular = false;
   std::vector<char> vel_seen(static_cast<std::size_t>(natoms), 0);
 
   // Sections: a name line, a blank line, then the entries.
@@ -161,8 +161,11 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
       expect = static_cast<long long>(ntypes) * (ntypes + 1) / 2;
     else
       f.fail(name, "unsupported section (atomic style data files have Masses, Atoms, Velocities)");
-    if (name == "Atoms" && !style.empty() && style != "atomic")
-      f.fail("Atoms", fmt::format("atom style '{}' is not supported (atomic only)", style));
+    // Molecular: what a run writes beside its trajectory (io/topology_writer.hpp),
+    // read back here; the molecule ids are skipped until Tessera has molecules.
+    if (name == "Atoms" && !style.empty() && style != "atomic" && style != "molecular")
+      f.fail("Atoms", fmt::format("atom style '{}' is not supported (atomic or molecular only)", style));
+    if (name == "Atoms") molecular = style == "molecular";
     if ((name == "Atoms" && seen_atoms) || (name == "Masses" && seen_masses)) f.fail(name, "section appears twice");
     const bool velocities = name == "Velocities";
     if (velocities && !seen_atoms) f.fail(name, "the Velocities section must come after the Atoms section");
@@ -183,25 +186,31 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
         have_mass[t] = 1;
         a.mass_of_type[t] = m;
       } else if (name == "Atoms") {
-        if (tok.size() != 5 && tok.size() != 8) f.fail(name, "expected 'id type x y z [ix iy iz]' (atomic style)");
+        // Columns after the molecule id (molecular style) are those of atomic.
+        const std::size_t m = molecular ? 1 : 0;
+        if (tok.size() != 5 + m && tok.size() != 8 + m)
+          f.fail(name, molecular ? "expected 'id mol type x y z [ix iy iz]' (molecular style)"
+                                 : "expected 'id type x y z [ix iy iz]' (atomic style)");
         const std::size_t k = static_cast<std::size_t>(got);
         const long long id = parse_int(f, tok[0], name);
         if (id <= 0) f.fail(name, fmt::format("atom id must be positive, got {}", id));
         if (!slot.emplace(id, k).second) f.fail(name, fmt::format("atom id {} appears twice", id));
-        const long long t = parse_int(f, tok[1], name);
+        if (molecular && parse_int(f, tok[1], name) < 0)
+          f.fail(name, fmt::format("atom {} has a negative molecule id", id));
+        const long long t = parse_int(f, tok[1 + m], name);
         if (t < 1 || t > ntypes) f.fail(name, fmt::format("atom {} has type {} outside 1..{}", id, t, ntypes));
         a.id[k] = id;
         a.type[k] = static_cast<int>(t);
         double* pos[3] = {&a.x[k], &a.y[k], &a.z[k]};
         for (int d = 0; d < 3; ++d) {
-          *pos[d] = parse_double(f, tok[2 + d], name);
+          *pos[d] = parse_double(f, tok[2 + m + d], name);
           if (*pos[d] < s.box.lo[d] || *pos[d] > s.box.hi[d])
             f.fail(name, fmt::format("atom {} at {} = {} is outside the box [{}, {}]", id, char('x' + d), *pos[d],
                                      s.box.lo[d], s.box.hi[d]));
         }
         int* img[3] = {&a.ix[k], &a.iy[k], &a.iz[k]};
         for (int d = 0; d < 3; ++d) {
-          const long long v = tok.size() == 8 ? parse_int(f, tok[5 + d], name) : 0;
+          const long long v = tok.size() == 8 + m ? parse_int(f, tok[5 + m + d], name) : 0;
           if (v < -(1LL << 30) || v > (1LL << 30))
             f.fail(name, fmt::format("atom {} image flag {} is out of range", id, v));
           *img[d] = static_cast<int>(v);

@@ -63,8 +63,8 @@ def read_lammps_rdf(path):
 
 def lammps(traj, rdf_txt, msd_txt):
     f = h5py.File(traj, "r")
-    volume = np.prod(np.diag(f["particles/all/box/edges/value"][0]))
-    species = f["particles/all/species"][()]
+    volume = np.prod(np.diag(f["particles/trajectory/box/edges/value"][0]))
+    species = f["particles/trajectory/species"][()]
     count = {0: len(species), 1: int(np.sum(species == 1)), 2: int(np.sum(species == 2))}
     steps, times, g = series(f, "rdf")
     r = f["observables/rdf/r"][()]
@@ -121,14 +121,14 @@ def plot(traj, tool):
     steps, _, g = series(f, "rdf")
     r = f["observables/rdf/r"][()]
     rmax = r[-1] + 0.5 * (r[1] - r[0])
-    frame_steps = list(f["particles/all/position/step"][()])
+    frame_steps = list(f["particles/trajectory/position/step"][()])
     compared = 0
     for s, step in enumerate(steps):
         if step not in frame_steps:
             continue
         k = frame_steps.index(step)
-        x = f["particles/all/position/value"][k]
-        box = np.diag(f["particles/all/box/edges/value"][k])
+        x = f["particles/trajectory/position/value"][k]
+        box = np.diag(f["particles/trajectory/box/edges/value"][k])
         centres, g_tool, _ = tp.rdf([(x, box)], rmax, len(r))
         close(f"step {step}: bin centres", r, centres, 1e-14)
         close(f"step {step}: g(r) of all atoms against tessera-plot", g[s, 0], g_tool, 1e-10)
@@ -139,13 +139,13 @@ def plot(traj, tool):
 
 def ballistic(traj):
     f = h5py.File(traj, "r")
-    v = f["particles/all/velocity/value"][0]
-    if f["particles/all/velocity/step"][0] != 0:
+    v = f["particles/trajectory/velocity/value"][0]
+    if f["particles/trajectory/velocity/step"][0] != 0:
         fail("the first frame is not step 0")
-    image = f["particles/all/image/value"][-1]
+    image = f["particles/trajectory/image/value"][-1]
     if np.abs(image).max() < 2:
         fail(f"atoms crossed the box at most {np.abs(image).max()} times: not a test of the images")
-    species = f["particles/all/species"][()]
+    species = f["particles/trajectory/species"][()]
     steps, times, msd = series(f, "msd")
     rows = [np.ones(len(species), bool)] + [species == t for t in (1, 2)]
     want = np.array([[[np.mean(v[m, d] ** 2) * t * t for d in range(3)] + [np.mean(np.sum(v[m] ** 2, axis=1)) * t * t]
@@ -191,14 +191,14 @@ def origin(traj, ckpt):
     steps, _, msd = series(f, "msd")
     if steps[0] <= step0:
         fail(f"MSD sampled at step {steps[0]}, not after the restart at {step0}")
-    frame_steps = f["particles/all/position/step"][()].tolist()
-    species = f["particles/all/species"][()]
+    frame_steps = f["particles/trajectory/position/step"][()].tolist()
+    species = f["particles/trajectory/species"][()]
     compared = 0
     for s, step in enumerate(steps):
         if step not in frame_steps:
             continue
         k = frame_steps.index(step)
-        x = f["particles/all/position/value"][k] + f["particles/all/image/value"][k] * box
+        x = f["particles/trajectory/position/value"][k] + f["particles/trajectory/image/value"][k] * box
         d2 = (x - x0) ** 2
         want = [[*np.mean(d2[m], axis=0), np.mean(np.sum(d2[m], axis=1))]
                 for m in (np.ones(len(species), bool), species == 1, species == 2)]
@@ -220,7 +220,7 @@ def mdanalysis(traj):
     n = H5MDReader(traj, convert_units=False).n_atoms
     u = mda.Universe.empty(n, trajectory=False)
     u.load_new(traj, format="H5MD", convert_units=False)
-    frame_steps = f["particles/all/position/step"][()].tolist()
+    frame_steps = f["particles/trajectory/position/step"][()].tolist()
     checked = []
     for name in ("rdf", "msd"):
         if name not in f["observables"]:

@@ -25,8 +25,41 @@ if head=$(git -C "$src" rev-parse --short=12 HEAD 2>/dev/null); then
 fi
 "$bin" frobnicate > /dev/null 2>&1
 check "unknown command exits 2" test $? -eq 2
-"$bin" run > /dev/null 2>&1
+"$bin" run > no-deck.out 2> no-deck.err
 check "run without a deck exits 2" test $? -eq 2
+check "run without a deck: says so on stderr, nothing on stdout" \
+  bash -c "grep -q \"^tessera: error: no deck given: 'tessera run' needs an input deck\" no-deck.err && test ! -s no-deck.out"
+check "run without a deck: the usage line and an example that works" \
+  bash -c "grep -q '^usage: tessera run DECK.yaml' no-deck.err && grep -q '^example: tessera run inputs/lj-melt.yaml$' no-deck.err"
+"$bin" > no-verb.err 2>&1
+check "no command: exit 2, with an example" bash -c "test $? -eq 2 && grep -q '^example: tessera run inputs/lj-melt.yaml$' no-verb.err"
+# Every command's --help ends with examples of itself.
+for verb in run validate plan info; do
+  "$bin" "$verb" --help > "help-$verb.txt" 2>&1
+  check "$verb --help exits 0 and shows an example" \
+    bash -c "test $? -eq 0 && grep -q '^Examples:' help-$verb.txt && grep -Eq '^  tessera $verb( |$)' help-$verb.txt"
+done
+check "--help shows an example" grep -q "^  tessera run inputs/lj-melt.yaml$" help.txt
+
+# A deck in another folder reads its data file relative to its own folder,
+# whatever folder tessera runs in (outputs go to the folder it runs in).
+# The data file is the topology a run writes beside its trajectory
+# (molecular style), read back.
+mkdir -p decks elsewhere
+lj_deck decks/make.yaml --steps 0 --cells 4 "trajectory: {every: 10, file: decks/made.h5md}"
+"$bin" run decks/make.yaml -q > make.out 2>&1
+check "a run writes its topology beside its trajectory" test -s decks/made.data
+sed -e 's#^  lattice: .*#  read_data: made.data#' -e 's#^run: .*#run: {steps: 5}#' decks/make.yaml | grep -v trajectory \
+  | sed '/^output:$/d' > decks/from-data.yaml
+printf 'output:\n  thermo: {every: 5, file: from-data.csv}\n' >> decks/from-data.yaml
+(cd elsewhere && "$bin" validate ../decks/from-data.yaml > validate.out 2>&1)
+check "validate a deck in another folder: read_data relative to the deck (256 atoms)" \
+  bash -c "test $? -eq 0 && grep -q 'OK (256 atoms' elsewhere/validate.out"
+(cd / && "$bin" validate "$work/decks/from-data.yaml" > "$work/validate-root.out" 2>&1)
+check "... also from / with the deck's absolute path" grep -q "OK (256 atoms" validate-root.out
+(cd elsewhere && "$bin" run ../decks/from-data.yaml -q > run.out 2>&1)
+check "run it from another folder: exit 0, its thermo CSV in the folder run in" \
+  bash -c "test $? -eq 0 && test -s elsewhere/from-data.csv && test ! -e decks/from-data.csv"
 
 "$bin" validate "$src/inputs/lj-melt.yaml" > validate.txt 2>&1
 check "validate lj-melt exits 0" test $? -eq 0

@@ -82,7 +82,7 @@ for k in 0 1 2; do
     "$n-straight.ckpt/ckpt-000000000200.h5" "$n-split.ckpt/ckpt-000000000200.h5"
   check "$n: trajectory frames identical" $py - "$n-straight.h5md" "$n-split.h5md" <<'PY'
 import sys, h5py
-a, b = (h5py.File(p, "r")["particles/all"] for p in sys.argv[1:3])
+a, b = (h5py.File(p, "r")["particles/trajectory"] for p in sys.argv[1:3])
 for f in ("position", "velocity", "force", "image"):
     assert list(a[f]["step"][()]) == [0, 50, 100, 150, 200], (f, a[f]["step"][()])
     assert a[f]["value"][()].tobytes() == b[f]["value"][()].tobytes(), f

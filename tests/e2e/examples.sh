@@ -45,7 +45,7 @@ within() {  # within VALUE TARGET RELATIVE
 
 # --- slab: 500 atoms, 2,000 steps ----------------------------------------
 mkdir slab && cd slab || exit 1
-sed -e 's/steps: 10000/steps: 2000/' -e 's/every: 1000, file: lj-slab.h5md/every: 500, file: lj-slab.h5md/' \
+sed -e 's/steps: 10000/steps: 2000/' -e 's/every: 1000, file: lj-slab-run.h5md/every: 500, file: lj-slab-run.h5md/' \
   "$src/inputs/lj-slab.yaml" > lj-slab.yaml
 $py "$src/inputs/make-slab.py" --cells 5 5 5 > lj-slab.data
 "$bin" run lj-slab.yaml > run.txt 2>&1
@@ -53,10 +53,10 @@ check "slab: run exits 0" test $? -eq 0
 $py - > profile.txt 2>&1 <<'EOF'
 import h5py
 import numpy as np
-with h5py.File("lj-slab.h5md", "r") as f:
-    pos = f["particles/all/position/value"]
-    img = f["particles/all/image/value"]
-    box = np.diag(f["particles/all/box/edges/value"][-1])
+with h5py.File("lj-slab-run.h5md", "r") as f:
+    pos = f["particles/trajectory/position/value"]
+    img = f["particles/trajectory/image/value"]
+    box = np.diag(f["particles/trajectory/box/edges/value"][-1])
     last, first = pos[-1] + img[-1] * box, pos[0] + img[0] * box
 z = last[:, 2] - box[2] * np.floor(last[:, 2] / box[2])
 area = box[0] * box[1]
@@ -90,9 +90,9 @@ $py - <<'EOF' > msd.txt 2>&1
 import h5py
 import numpy as np
 with h5py.File("morse-heat.h5md", "r") as f:
-    pos = f["particles/all/position/value"]
-    img = f["particles/all/image/value"]
-    box = np.diag(f["particles/all/box/edges/value"][-1])
+    pos = f["particles/trajectory/position/value"]
+    img = f["particles/trajectory/image/value"]
+    box = np.diag(f["particles/trajectory/box/edges/value"][-1])
     d = (pos[-1] + img[-1] * box) - (pos[0] + img[0] * box)
 d -= d.mean(axis=0)
 msd = (d ** 2).sum(axis=1).mean()

@@ -43,7 +43,7 @@ def worst_relative(got, want, np):
 def read_h5md(path, h5py, np):
     out = {}
     with h5py.File(path, "r") as f:
-        p = f["particles/all"]
+        p = f["particles/trajectory"]
         out["step"] = p["position/step"][()].tolist()
         out["time"] = p["position/time"][()]
         edges = p["box/edges/value"][()]

@@ -3,6 +3,7 @@
 
 usage: h5md_check.py TRAJ.h5 CHECKPOINT.h5 EXPECTED_FRAMES DT
 
+Reads TRAJ with its topology beside it (TRAJ's name with .data), as docs/checkpoints.md shows.
 Asserts that TRAJ has EXPECTED_FRAMES frames with strictly increasing steps and
 time == step * DT, and that its last frame is the checkpoint's state: same
 step, box (hi - lo) to 1e-6 relative, and positions to float32 precision.
@@ -13,6 +14,7 @@ trajectory's order).
 Run with Debian's /usr/bin/python3 (python3-mdanalysis, python3-h5py). Exits 0
 when everything matches, 1 on a mismatch, 2 on bad usage or unreadable input.
 """
+import os
 import sys
 import warnings
 
@@ -66,17 +68,18 @@ def check(traj, checkpoint, expected_frames, dt):
     import h5py
     import numpy as np
     import MDAnalysis as mda
-    from MDAnalysis.coordinates.H5MD import H5MDReader
 
     problem = observables_too_short(traj, h5py)
     if problem:
         raise Mismatch(f"{traj}: {problem}")
     ck_step, ck_edges, ck_position = read_checkpoint(checkpoint, h5py, np)
 
-    # Reduced LJ units carry no `unit` attributes, so MDAnalysis must not try to convert.
-    n_atoms = H5MDReader(traj, convert_units=False).n_atoms
-    u = mda.Universe.empty(n_atoms, trajectory=False)
-    u.load_new(traj, format="H5MD", convert_units=False)
+    # The documented read (docs/checkpoints.md): the topology the run wrote
+    # beside the trajectory; reduced LJ units carry no `unit` attributes, so
+    # MDAnalysis must not try to convert.
+    topology = os.path.splitext(traj)[0] + ".data"
+    u = mda.Universe(topology, traj, convert_units=False)
+    n_atoms = u.atoms.n_atoms
     n_frames = u.trajectory.n_frames
     fail_unless(n_frames == expected_frames, f"{traj}: {n_frames} frames, expected {expected_frames}")
     print(f"frames: {n_frames} of {n_atoms} atoms, as expected")

@@ -34,7 +34,7 @@ same_frames() {  # same_frames A.h5md B.h5md: identical steps and positions, bit
   $py - "$1" "$2" <<'PY'
 import sys
 import h5py
-a, b = (h5py.File(p, "r")["particles/all"] for p in sys.argv[1:3])
+a, b = (h5py.File(p, "r")["particles/trajectory"] for p in sys.argv[1:3])
 same = all(a[k]["step"][()].tobytes() == b[k]["step"][()].tobytes() and
            a[k]["value"][()].tobytes() == b[k]["value"][()].tobytes() for k in ("position", "velocity", "image"))
 print(f"  steps {list(a['position/step'][()])}")

@@ -60,7 +60,7 @@ for k in 0 1 2; do
   check "$n: thermo CSV identical" cmp -s "$n-straight.csv" "$n-split.csv"
   check "$n: trajectory frames identical" $py - "$n-straight.h5md" "$n-split.h5md" <<'PY'
 import sys, h5py
-a, b = (h5py.File(p, "r")["particles/all"] for p in sys.argv[1:3])
+a, b = (h5py.File(p, "r")["particles/trajectory"] for p in sys.argv[1:3])
 for f in ("position", "velocity", "image"):
     assert list(a[f]["step"][()]) == list(range(0, 1001, 100)), (f, a[f]["step"][()])
     assert a[f]["step"][()].tobytes() == b[f]["step"][()].tobytes(), f
@@ -82,7 +82,7 @@ check "crash: same final state" $py "$src/tests/e2e/compare_checkpoints.py" \
   nve-straight.ckpt/ckpt-000000001000.h5 crash.ckpt/ckpt-000000001000.h5
 check "crash: trajectory has every frame once" $py - crash.h5md <<'PY'
 import sys, h5py
-s = list(h5py.File(sys.argv[1], "r")["particles/all/position/step"][()])
+s = list(h5py.File(sys.argv[1], "r")["particles/trajectory/position/step"][()])
 assert s == list(range(0, 1001, 100)), s
 PY
 

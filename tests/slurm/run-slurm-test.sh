@@ -214,7 +214,7 @@ same_as_reference() {  # same_as_reference DIR NAME: the four bitwise checks
   check "$2: thermo CSV byte-identical to the reference" cmp "$work/ref/thermo.csv" "$1/thermo.csv"
   check "$2: trajectory frames identical, each step once" $py - "$work/ref/traj.h5md" "$1/traj.h5md" << 'PY'
 import sys, h5py
-a, b = (h5py.File(p, "r")["particles/all"] for p in sys.argv[1:3])
+a, b = (h5py.File(p, "r")["particles/trajectory"] for p in sys.argv[1:3])
 for f in ("position", "velocity", "image"):
     steps = list(b[f]["step"][()])
     assert steps == list(range(0, 10001, 500)), (f, steps)

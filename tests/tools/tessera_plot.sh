@@ -84,9 +84,17 @@ assert open('engine/msd.csv').readline().strip() == 'time,all,type 1'
 assert np.allclose(m[:, 0], f['observables/msd/time'][()]) and np.allclose(m[:, 1:], f['observables/msd/value'][:, :, 3])
 assert m[0, 1] == 0 and m[-1, 1] > 0"
 
+# A trajectory written before the particle group was named `trajectory`
+# (it was `all`) still plots, to the same g(r).
+cp tiny.h5md legacy.h5md
+/usr/bin/python3 -c "import h5py; h5py.File('legacy.h5md', 'r+').move('particles/trajectory', 'particles/all')"
+/usr/bin/python3 "$plot" --trajectory legacy.h5md --out legacy --rdf-frames 3 --rdf-rmax 3 --rdf-bins 60 > legacy.txt 2>&1
+check "a trajectory with the old group name (particles/all): exit 0" test $? -eq 0
+check "... the same g(r) as from the file it was made from" cmp -s legacy/rdf.csv plots/rdf.csv
+
 /usr/bin/python3 "$plot" --thermo tiny.yaml --out bad > bad.txt 2>&1
 check "a deck given as thermo CSV: exit 2" test $? -eq 2
 check "... with a message naming the file" grep -q "tiny.yaml: not a Tessera thermo CSV" bad.txt
 
-((fail)) && cat run.txt plot.txt obs.txt engine-run.txt engine.txt
+((fail)) && cat run.txt plot.txt obs.txt engine-run.txt engine.txt legacy.txt
 exit $fail

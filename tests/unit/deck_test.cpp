@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "deck/deck.hpp"
+#include "deck/nearest_key.hpp"
 #include "run/simulation.hpp"
 #include "test_support.hpp"
 
@@ -55,8 +56,21 @@ TEST_CASE("bad decks name file, line, column and key", "[deck]") {
   };
   const std::vector<Bad> bad = {
       {test::replace(kGood, "run: {steps: 10}", "run: {steps: 10, stpes: 3}"),
-       "bad.yaml:11:18: run.stpes: unknown key (allowed here: steps, max_walltime, stop_margin)"},
-      {test::replace(kGood, "neighbor: {skin: 0.3}", "neighbour: {skin: 0.3}"), "bad.yaml:9:1: neighbour: unknown key"},
+       "bad.yaml:11:18: run.stpes: unknown key, did you mean 'steps'? (allowed here: steps, max_walltime, "
+       "stop_margin)"},
+      {test::replace(kGood, "neighbor: {skin: 0.3}", "neighbour: {skin: 0.3}"),
+       "bad.yaml:9:1: neighbour: unknown key, did you mean 'neighbor'? (allowed here: units, "},
+      {test::replace(kGood, "skin: 0.3", "skn: 0.3"), "neighbor.skn: unknown key, did you mean 'skin'? (allowed"},
+      {test::replace(kGood, "sigma: 1.0}", "sigma: 1.0, sgima: 2}"),
+       "potential.coeffs[0].sgima: unknown key for lj/cut, did you mean 'sigma'? (allowed here: types, cutoff, "
+       "epsilon, sigma)"},
+      {test::replace(kGood, "run: {steps: 10}", "run: {steps: 10, max_walltim: 3}"),
+       "run.max_walltim: unknown key, did you mean 'max_walltime'? (allowed"},
+      {test::replace(kGood, "run: {steps: 10}", "run: {steps: 10, colour: 3}"),
+       "run.colour: unknown key (allowed here: steps, max_walltime, stop_margin)"},
+      {kGood + "output: {trajectory: {every: 5, file: traj.data}}\n",
+       "output.trajectory.file: the run writes the trajectory's topology (a LAMMPS data file, the trajectory's name "
+       "with .data) to traj.data, which is also output.trajectory.file"},
       {test::replace(kGood, "dt: 0.005", "dt: fast"), "bad.yaml:10:30: integrator.dt: expected a number, got 'fast'"},
       {test::replace(kGood, "steps: 10", "steps: 1.5"), "bad.yaml:11:14: run.steps: expected an integer, got '1.5'"},
       {test::replace(kGood, "  cutoff: 2.5\n", ""), "bad.yaml:5:3: potential: missing required key 'potential.cutoff'"},
@@ -93,6 +107,22 @@ TEST_CASE("bad decks name file, line, column and key", "[deck]") {
     INFO(b.yaml);
     CHECK_THAT(error_of(b.yaml), Catch::Contains(b.expect));
   }
+}
+
+TEST_CASE("a misspelt key gets the nearest valid one as a suggestion", "[deck]") {
+  const std::vector<std::string> top = {"units", "system", "velocity", "potential", "neighbor", "integrator", "run",
+                                        "output", "threads", "analysis"};
+  CHECK(nearest_key("outptu", top) == "output");        // two letters swapped
+  CHECK(nearest_key("neighbour", top) == "neighbor");   // British spelling
+  CHECK(nearest_key("Potential", top) == "potential");  // case
+  CHECK(nearest_key("intgrator", top) == "integrator");
+  CHECK(nearest_key("thread", top) == "threads");
+  CHECK(nearest_key("steps", top).empty());  // nothing close: no guess
+  CHECK(nearest_key("xx", {"dt", "seed"}).empty());
+  CHECK(nearest_key("temp", {"style", "dt", "temperature", "damping"}) == "temperature");  // the start of one key
+  CHECK(nearest_key("t", {"temperature", "threads"}).empty());
+  CHECK(did_you_mean("skn", {"skin", "every"}) == ", did you mean 'skin'?");
+  CHECK(did_you_mean("colour", {"skin", "every"}).empty());
 }
 
 TEST_CASE("read_data resolves relative to the deck's folder", "[deck]") {

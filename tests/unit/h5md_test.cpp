@@ -156,7 +156,7 @@ void require_steps(const std::string& path, const std::vector<std::int64_t>& ste
     for (std::size_t k = 0; k < want.size(); ++k) CHECK(time[k] == static_cast<double>(want[k]) * kDt);
     CHECK(r.dims(group + "/value")[0] == want.size());
   };
-  for (const char* name : kParticleSeries) check_series(std::string("particles/all/") + name, steps);
+  for (const char* name : kParticleSeries) check_series(std::string("particles/trajectory/") + name, steps);
   for (const char* name : kObservableSeries) check_series(std::string("observables/") + name, observable_steps);
 }
 
@@ -199,19 +199,19 @@ TEST_CASE("H5MD trajectory frames, box, species and metadata read back bit-exact
   CHECK(r.string_attr("h5md/creator", "name") == "Tessera");
   CHECK(r.string_attr("h5md/creator", "version") == "9.8.7 (test)");
   CHECK_FALSE(r.string_attr("h5md/author", "name").empty());
-  CHECK(r.int_attr("particles/all/box", "dimension") == std::vector<std::int32_t>{3});
-  CHECK(r.strings_attr("particles/all/box", "boundary") ==
+  CHECK(r.int_attr("particles/trajectory/box", "dimension") == std::vector<std::int32_t>{3});
+  CHECK(r.strings_attr("particles/trajectory/box", "boundary") ==
         std::vector<std::string>{"periodic", "periodic", "periodic"});
   CHECK(r.string_attr("parameters", "units") == "lj");
   CHECK(r.string_attr("h5md/modules/units", "system") == "lj");
-  CHECK(r.read<std::int32_t>("particles/all/species") == kTypes);
-  CHECK(r.read<std::int64_t>("particles/all/id") == kIds);
-  CHECK(r.dims("particles/all/position/value") == std::vector<hsize_t>{3, kAtoms, 3});
-  CHECK(r.dims("particles/all/image/value") == std::vector<hsize_t>{3, kAtoms, 3});
-  CHECK(r.dims("particles/all/box/edges/value") == std::vector<hsize_t>{3, 3, 3});
+  CHECK(r.read<std::int32_t>("particles/trajectory/species") == kTypes);
+  CHECK(r.read<std::int64_t>("particles/trajectory/id") == kIds);
+  CHECK(r.dims("particles/trajectory/position/value") == std::vector<hsize_t>{3, kAtoms, 3});
+  CHECK(r.dims("particles/trajectory/image/value") == std::vector<hsize_t>{3, kAtoms, 3});
+  CHECK(r.dims("particles/trajectory/box/edges/value") == std::vector<hsize_t>{3, 3, 3});
   CHECK(r.dims("observables/temperature/value") == std::vector<hsize_t>{3});
   {
-    h5::Handle image = r.object("particles/all/image/value");
+    h5::Handle image = r.object("particles/trajectory/image/value");
     h5::Handle type(H5Dget_type(image), H5Tclose);
     CHECK(H5Tget_class(type) == H5T_INTEGER);
   }
@@ -220,12 +220,12 @@ TEST_CASE("H5MD trajectory frames, box, species and metadata read back bit-exact
   for (std::size_t k = 0; k < steps.size(); ++k) {
     INFO("frame " << k);
     const FrameData want(steps[k]);
-    CHECK(r.sample<double>("particles/all/position/value", k) == want.position);
-    CHECK(r.sample<double>("particles/all/velocity/value", k) == want.velocity);
-    CHECK(r.sample<double>("particles/all/force/value", k) == want.force);
-    CHECK(r.sample<std::int32_t>("particles/all/image/value", k) == want.image);
+    CHECK(r.sample<double>("particles/trajectory/position/value", k) == want.position);
+    CHECK(r.sample<double>("particles/trajectory/velocity/value", k) == want.velocity);
+    CHECK(r.sample<double>("particles/trajectory/force/value", k) == want.force);
+    CHECK(r.sample<std::int32_t>("particles/trajectory/image/value", k) == want.image);
     const std::vector<double> edges = {want.box.length(0), 0, 0, 0, want.box.length(1), 0, 0, 0, want.box.length(2)};
-    CHECK(r.sample<double>("particles/all/box/edges/value", k) == edges);
+    CHECK(r.sample<double>("particles/trajectory/box/edges/value", k) == edges);
     const ThermoValues v = thermo_at(steps[k]);
     CHECK(r.sample<double>("observables/temperature/value", k) == std::vector<double>{v.temp});
     CHECK(r.sample<double>("observables/potential_energy/value", k) == std::vector<double>{v.pe});
@@ -258,13 +258,13 @@ TEST_CASE("H5MD stores only the selected fields", "[h5md]") {
     CHECK(w.frames() == 1);
   }
   Reader r(path);
-  CHECK(h5::exists(r.file, "particles/all/position/value"));
-  CHECK_FALSE(h5::exists(r.file, "particles/all/velocity"));
-  CHECK_FALSE(h5::exists(r.file, "particles/all/force"));
-  CHECK_FALSE(h5::exists(r.file, "particles/all/image"));
+  CHECK(h5::exists(r.file, "particles/trajectory/position/value"));
+  CHECK_FALSE(h5::exists(r.file, "particles/trajectory/velocity"));
+  CHECK_FALSE(h5::exists(r.file, "particles/trajectory/force"));
+  CHECK_FALSE(h5::exists(r.file, "particles/trajectory/image"));
   // No thermo sample written: no observables group that readers would index by frame.
   CHECK_FALSE(h5::exists(r.file, "observables"));
-  CHECK(r.read<std::int64_t>("particles/all/box/edges/step") == std::vector<std::int64_t>{0});
+  CHECK(r.read<std::int64_t>("particles/trajectory/box/edges/step") == std::vector<std::int64_t>{0});
 }
 
 TEST_CASE("a restarted run continues the H5MD trajectory without duplicate or missing frames", "[h5md]") {
@@ -295,13 +295,40 @@ TEST_CASE("a restarted run continues the H5MD trajectory without duplicate or mi
   require_steps(path, {0, 10, 20, 30}, {0, 10, 20, 30});
   Reader r(path);
   // The continuation's frames, not the dead run's, whichever was stored.
-  const bool replaced = FrameData(20).position != r.sample<double>("particles/all/position/value", 2);
+  const bool replaced = FrameData(20).position != r.sample<double>("particles/trajectory/position/value", 2);
   const double salt = replaced ? 1.0 : 0.0;
-  CHECK(r.sample<double>("particles/all/position/value", 2) == FrameData(20, salt).position);
-  CHECK(r.sample<double>("particles/all/position/value", 3) == FrameData(30, 1.0).position);
+  CHECK(r.sample<double>("particles/trajectory/position/value", 2) == FrameData(20, salt).position);
+  CHECK(r.sample<double>("particles/trajectory/position/value", 3) == FrameData(30, 1.0).position);
   CHECK(r.sample<double>("observables/temperature/value", 2) == std::vector<double>{thermo_at(20, salt).temp});
-  CHECK(r.sample<double>("particles/all/position/value", 0) == FrameData(0).position);
-  CHECK(r.sample<double>("particles/all/position/value", 1) == FrameData(10).position);
+  CHECK(r.sample<double>("particles/trajectory/position/value", 0) == FrameData(0).position);
+  CHECK(r.sample<double>("particles/trajectory/position/value", 1) == FrameData(10).position);
+}
+
+TEST_CASE("a trajectory with the old particle group name (particles/all) is continued in that group", "[h5md]") {
+  // Written before the group was renamed `trajectory` (for MDAnalysis): a
+  // restart must extend it where it is, not start a second group.
+  Scratch scratch("legacy");
+  const std::string path = scratch.file("traj.h5");
+  const TrajectorySpec spec = all_fields(path);
+  {
+    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", -1);
+    write_frames(w, {0, 10});
+  }
+  {
+    h5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    REQUIRE(H5Lmove(file, "particles/trajectory", file, "particles/all", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+  }
+  {
+    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", 10);
+    CHECK(w.frames() == 2);
+    write_frames(w, {10, 20});
+    CHECK(w.frames() == 3);
+  }
+  Reader r(path);
+  CHECK_FALSE(h5::exists(r.file, "particles/trajectory"));
+  CHECK(r.dims("particles/all/position/value") == std::vector<hsize_t>{3, kAtoms, 3});
+  CHECK(r.read<std::int64_t>("particles/all/position/step") == std::vector<std::int64_t>{0, 10, 20});
+  CHECK(r.sample<double>("particles/all/position/value", 2) == FrameData(20).position);
 }
 
 TEST_CASE("resuming between stored frames truncates the later ones", "[h5md]") {
@@ -343,16 +370,16 @@ TEST_CASE("a half-written frame left by a killed run is dropped on resume", "[h5
       REQUIRE(H5Dset_extent(set, dims.data()) >= 0);
     };
     // Values are written before step, so a kill in between leaves longer values...
-    grow("particles/all/position/value", {3, kAtoms, 3});
+    grow("particles/trajectory/position/value", {3, kAtoms, 3});
     SECTION("values longer than step") {}
     // ...or, with HDF5's cache half flushed, a step grown but not yet written (read back as 0).
     SECTION("a step grown but not written") {
-      grow("particles/all/velocity/value", {3, kAtoms, 3});
-      grow("particles/all/force/value", {3, kAtoms, 3});
-      grow("particles/all/image/value", {3, kAtoms, 3});
-      grow("particles/all/box/edges/value", {3, 3, 3});
-      grow("particles/all/position/time", {3});
-      grow("particles/all/position/step", {3});
+      grow("particles/trajectory/velocity/value", {3, kAtoms, 3});
+      grow("particles/trajectory/force/value", {3, kAtoms, 3});
+      grow("particles/trajectory/image/value", {3, kAtoms, 3});
+      grow("particles/trajectory/box/edges/value", {3, 3, 3});
+      grow("particles/trajectory/position/time", {3});
+      grow("particles/trajectory/position/step", {3});
     }
   }
   {
@@ -362,7 +389,7 @@ TEST_CASE("a half-written frame left by a killed run is dropped on resume", "[h5
   }
   require_steps(path, {0, 10, 20}, {0, 10, 20});
   Reader r(path);
-  CHECK(r.sample<double>("particles/all/position/value", 2) == FrameData(20).position);
+  CHECK(r.sample<double>("particles/trajectory/position/value", 2) == FrameData(20).position);
 }
 
 TEST_CASE("resume creates a missing trajectory, and a fresh run truncates an existing one", "[h5md]") {

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "io/topology_writer.hpp"
 #include "system/build_system.hpp"
 #include "test_support.hpp"
 
@@ -83,6 +84,50 @@ TEST_CASE("a LAMMPS data file is read with ids, types, images and velocities", "
   }
 }
 
+TEST_CASE("the topology a run writes beside its trajectory reads back to the bit", "[data]") {
+  // Molecular style (io/topology_writer.hpp): MDAnalysis's default columns,
+  // and a file `read_data` takes, with the run's coordinates exactly.
+  Topology t;
+  t.id = {4, 9, 11};
+  t.type = {2, 1, 2};
+  t.position = {0.1 / 3, 7.25, 1e-17, 9.999999999999998, 0, 3.3333333333333335, 5, 5, 4.999999999999999};
+  t.image = {0, -1, 2, 3, 0, 0, -7, 0, 1};
+  t.mass_of_type = {0, 1.0, 39.948 / 7};
+  t.box.lo[2] = -5;
+  t.box.hi[0] = 10;
+  t.box.hi[1] = 10.000000000000002;
+  t.box.hi[2] = 5;
+  t.step = 1200;
+  const std::string path = write_temp("");
+  write_topology(path, t, "by a test");
+  std::ifstream in(path);
+  std::string title;
+  std::getline(in, title);
+  CHECK(title == "LAMMPS data file (atom_style molecular) by a test, coordinates of step 1200");
+  const BuiltSystem s = read_lammps_data(path, {});
+  std::filesystem::remove(path);
+  REQUIRE(s.natoms_total == 3);
+  CHECK(s.atoms.mass_of_type == t.mass_of_type);
+  for (int d = 0; d < 3; ++d) {
+    CHECK(s.box.lo[d] == t.box.lo[d]);
+    CHECK(s.box.hi[d] == t.box.hi[d]);
+  }
+  const auto& a = s.atoms;
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO("atom " << a.id[i]);
+    CHECK(a.id[i] == t.id[i]);
+    CHECK(a.type[i] == t.type[i]);
+    CHECK(a.x[i] == t.position[3 * i]);
+    CHECK(a.y[i] == t.position[3 * i + 1]);
+    CHECK(a.z[i] == t.position[3 * i + 2]);
+    CHECK(a.ix[i] == t.image[3 * i]);
+    CHECK(a.iy[i] == t.image[3 * i + 1]);
+    CHECK(a.iz[i] == t.image[3 * i + 2]);
+  }
+  CHECK(topology_path("out/run.h5md") == "out/run.data");
+  CHECK(topology_path("run") == "run.data");
+}
+
 TEST_CASE("bad data files name file, line and section", "[data]") {
   struct Bad {
     std::string text, expect;
@@ -106,6 +151,11 @@ TEST_CASE("bad data files name file, line and section", "[data]") {
       {test::replace(kData, "2 2.5", "2 -2.5"), "Masses: mass of type 2 must be positive"},
       {test::replace(kData, "3 atoms", "-3 atoms"), "atoms: atom count must be positive"},
       {test::replace(kData, "Velocities", "Bonds"), "Bonds: unsupported section"},
+      {test::replace(kData, "Atoms # atomic", "Atoms # molecular"),
+       ":17: Atoms: expected 'id mol type x y z [ix iy iz]' (molecular style)"},
+      {test::replace(test::replace(kData, "Atoms # atomic", "Atoms # molecular"), "3 2 1.0 2.0 3.0 0 0 1",
+                     "3 -1 2 1.0 2.0 3.0 0 0 1"),
+       ":17: Atoms: atom 3 has a negative molecule id"},
   };
   for (const auto& b : bad) {
     INFO(b.text);
