@@ -3,58 +3,214 @@
 # script into .device/bundle/; the device tool runs it there as
 #   bash .device/bundle/device-run.sh
 # It needs nothing on the device machine but the NVIDIA driver (and uses the
-# machine's compute-sanitizer when the bundle has none). Every step is
-# recorded, exit code and seconds, and the next one runs whatever happened;
-# without a GPU each step ends with a 'no GPU' line and results.md is still
-# written. What it writes into $OUT (8 files at most come back):
-#   results.md          the table of steps, exit codes, seconds, key lines,
-#                       and rows for benchmarks/results/gpu-figures.csv
-#   system.txt          nvidia-smi, tessera info, compute-sanitizer --version
-#   gpu-tests.log       tessera_gpu_tests, all test cases
-#   memcheck.log        the same under compute-sanitizer --tool memcheck
-#   racecheck.log       a subset under compute-sanitizer --tool racecheck
-#   run-32k.log         tessera run lj-melt.yaml --backend cuda (32,000 atoms),
-#                       double then --precision mixed
-#                       and the same deck --backend cpu, for comparison
-#   run-cuda-clusters.log the 2M and 16M melts, mixed, neighbor.layout: clusters
-#   run-cuda-2m-16m.log lj-melt-2m.yaml and lj-melt-16m.yaml --backend cuda
-#                       (2,048,000 and 16,384,000 atoms), both precisions,
-#                       and the 2M melt on 2 and 4 ranks sharing the GPU
-#                       (the bundle's Open MPI under OPAL_PREFIX)
+# machine's compute-sanitizer when the bundle has none).
 #
-# Environment: OUT (default /tmp/tessera-gpu-out), BUDGET_S (seconds for all
-# steps, default 540: the device call's limit is 600), MEMCHECK_TESTS and
-# RACECHECK_TESTS (Catch2 test specs; default all, and '~[stepper]').
+# A GPU is lent once, for one call, which may be cut short. So the steps run
+# most valuable first, each with a time cap cut to what the budget has
+# left, and results.md is rewritten after every step: a call killed at any
+# point still brings back every verdict reached. Nothing aborts the script:
+# a step that fails, times out or finds no GPU is recorded with its exit
+# code and the next one runs. Without a GPU each GPU step ends with a 'no
+# usable GPU' line, the CPU reference runs, and results.md is still written.
+#
+# The steps, in this order:
+#   verdicts    gpu-tests: tessera_gpu_tests, all test cases; cpu-reference:
+#               the verdict deck (32,000 atoms, 100 steps) on the CPU; then
+#               the same deck on the GPU, judged against it by
+#               thermo-verdict.awk: verdict-double (1e-10 relative, every
+#               column), verdict-mixed (1e-5 on pe, etotal, press),
+#               verdict-2-ranks (mpirun -np 2 sharing the GPU, host-staged
+#               halo, 1e-10), verdict-2-ranks-peer (peer_copies: auto:
+#               passes on the self-test line and the 2-rank thermo bit for
+#               bit)
+#   benchmarks  32k, 2M and 16M atoms in double and mixed, 2M mixed on the
+#               cluster list, then the GPU peers (peers/run.sh) if bundled
+#   sanitizers  memcheck on a 4,000-atom, 50-step run; racecheck on it with
+#               what time is left
+#
+# What it writes into $OUT, and nothing else (the device tool brings back 8
+# files at most, each under 16 MiB; a larger one keeps its last 15 MiB):
+#   results.md       the step table (exit, seconds, outcome, verdict or key
+#                    line), the halo lines of the 2-rank runs, the last
+#                    thermo line of each benchmark, the peers' summary, the
+#                    figure rows
+#   system.txt       date, host, glibc, the bundle's manifest, nvidia-smi,
+#                    tessera info, compute-sanitizer --version
+#   gpu-tests.log    tessera_gpu_tests --durations yes
+#   verdicts.log     the CPU reference and the four GPU runs, their thermo
+#                    CSVs and PASS/FAIL lines
+#   bench.log        the benchmark runs and their thermo CSVs
+#   peers.log        peers/run.sh's output
+#   sanitizer.log    memcheck, then racecheck
+#   gpu-figures.csv  rows to append to benchmarks/results/gpu-figures.csv
+#                    (no header): Tessera's benchmarks and the peers'
+#
+# Environment: OUT (default /tmp/tessera-gpu-out), BUDGET_S (seconds for the
+# whole script, unpacking included; default 420, so that the call ends
+# within 8 minutes, well inside the device tool's 10).
 set -uo pipefail
-B=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+start=$SECONDS
+budget=${BUDGET_S:-420}
+OUT=${OUT:-/tmp/tessera-gpu-out}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)  # the steps run in another folder
+results=$OUT/results.md
+# The only names that may be in $OUT (the device tool's limit is 8 files).
+outputs=(results.md system.txt gpu-tests.log verdicts.log bench.log peers.log sanitizer.log gpu-figures.csv)
+for f in "${outputs[@]}"; do : >"$OUT/$f"; done
+
+# The steps, in the order they run: id and what it is. results.md has a row
+# for each from the start ("not reached"), so that a call cut short shows
+# where it stopped.
+plan=(
+  "gpu-tests|tessera_gpu_tests, all test cases"
+  "cpu-reference|verdict deck on the CPU (32,000 atoms, 100 steps): the reference"
+  "verdict-double|verdict deck on the GPU, double, against the CPU: 1e-10 relative on temp, pe, ke, etotal, press"
+  "verdict-mixed|verdict deck on the GPU, --precision mixed, against the CPU: 1e-5 relative on pe, etotal, press"
+  "verdict-2-ranks|verdict deck, mpirun -np 2 sharing the GPU, host-staged halo, against the CPU: 1e-10 relative"
+  "verdict-2-ranks-peer|verdict deck, mpirun -np 2, peer_copies: auto: self-test passed and thermo bitwise verdict-2-ranks's"
+  "bench-32k-double|lj-melt.yaml, 32,000 atoms, double"
+  "bench-32k-mixed|lj-melt.yaml, 32,000 atoms, mixed"
+  "bench-2m-double|lj-melt-2m.yaml, 2,048,000 atoms, double"
+  "bench-2m-mixed|lj-melt-2m.yaml, 2,048,000 atoms, mixed"
+  "bench-16m-double|lj-melt-16m.yaml, 16,384,000 atoms, double"
+  "bench-16m-mixed|lj-melt-16m.yaml, 16,384,000 atoms, mixed"
+  "bench-2m-clusters-mixed|lj-melt-2m-clusters.yaml, 2,048,000 atoms, mixed, cluster neighbour list"
+  "peers|the GPU peers (benchmarks/gpu-peers/, peers/run.sh)"
+  "memcheck|compute-sanitizer memcheck --leak-check full, sanitizer.yaml (4,000 atoms, 50 steps)"
+  "racecheck|compute-sanitizer racecheck, sanitizer.yaml, with the time left"
+)
+declare -A what=() exitc=() secs=() outcome=()
+ids=()
+for p in "${plan[@]}"; do
+  id=${p%%|*}
+  ids+=("$id")
+  what[$id]=${p#*|}
+  exitc[$id]=""
+  secs[$id]=""
+  outcome[$id]="not reached"
+done
+gpu_line="(not looked at yet)"
+commit="" arch="" cs="" note=""
+halo="" thermo_rows=() peers_summary=""
+t_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+# Written outside $OUT and moved in, so that a kill mid-write leaves the
+# previous results.md and $OUT never holds a ninth file.
+results_tmp=$(mktemp /tmp/tessera-results.XXXXXX)
+
+left() { echo $((budget - (SECONDS - start))); }
+
+# results.md, whole, after every step.
+write_results() {
+  local id
+  {
+    echo "# Tessera GPU check, $t_start"
+    echo
+    echo "- machine: $(hostname), $(nproc) cores; GPU: $gpu_line"
+    echo "- bundle: ${commit:-unknown commit}, architectures ${arch:-unknown}"
+    echo "- compute-sanitizer: ${cs:-not found}"
+    echo "- $((SECONDS - start)) s of a ${budget} s budget so far${note:+; $note}"
+    echo
+    echo "| step | what | exit | s | outcome |"
+    echo "| --- | --- | --- | --- | --- |"
+    for id in "${ids[@]}"; do
+      echo "| $id | ${what[$id]} | ${exitc[$id]:--} | ${secs[$id]:--} | ${outcome[$id]} |"
+    done
+    echo
+    echo "Verdicts: thermo every 10 steps of the 100, the GPU run against the CPU's, relative difference |a - b| / max(|a|, |b|):"
+    echo "double 1e-10 on every column, mixed 1e-5 on pe, etotal and press; the peer-copies run bit for bit the host-staged 2-rank run's."
+    echo "Exit 77: no usable GPU (the test binary's skip code); 2 with 'no usable GPU': the same from tessera; 124: timed out; 3: a sanitizer finding."
+    if [[ -n $halo ]]; then
+      echo
+      echo "The halo of the 2-rank runs (transport, self-test, hidden part, rebuild traffic):"
+      echo
+      echo '```'
+      echo "$halo"
+      echo '```'
+    fi
+    if ((${#thermo_rows[@]})); then
+      echo
+      echo "Last thermo line of each benchmark:"
+      echo
+      echo "| run | step | temp | pe | etotal | press |"
+      echo "| --- | --- | --- | --- | --- | --- |"
+      printf '%s\n' "${thermo_rows[@]}"
+    fi
+    if [[ -n $peers_summary ]]; then
+      echo
+      echo "## GPU peers (peers/run.sh's summary)"
+      echo
+      echo "$peers_summary"
+    fi
+    if [[ -s $OUT/gpu-figures.csv ]]; then
+      echo
+      echo "Rows for benchmarks/results/gpu-figures.csv (gpu-figures.csv beside this file; append them there with this file):"
+      echo
+      echo '```csv'
+      cat "$OUT/gpu-figures.csv"
+      echo '```'
+    fi
+  } >"$results_tmp"
+  mv -f "$results_tmp" "$results"
+}
+
+# Only the eight names, flat, each under 16 MiB (a log keeps its end).
+guard_out() {
+  local f
+  for f in "$OUT"/* "$OUT"/.[!.]*; do
+    [[ -e $f || -L $f ]] || continue
+    case " ${outputs[*]} " in
+      *" ${f##*/} "*) [[ -f $f && ! -L $f ]] && continue ;;
+    esac
+    rm -rf "$f"
+    note="removed ${f##*/} from the output folder (not one of its 8 files)"
+  done
+  for f in "${outputs[@]}"; do
+    if [[ -f $OUT/$f ]] && (($(stat -c %s "$OUT/$f") > 15728640)); then
+      { echo "[... cut: the first part of this file, to keep it under the device tool's 16 MiB]"; tail -c 15000000 "$OUT/$f"; } >"$OUT/$f.tmp"
+      mv -f "$OUT/$f.tmp" "$OUT/$f"
+    fi
+  done
+}
+checkpoint() {
+  guard_out
+  write_results
+}
+
+write_results
+echo "== device-run: budget $budget s, results in $OUT"
+
 # The bundle travels packed (the device tool carries at most 64 MiB, and
 # the CUDA binaries alone are more than half of that): unpack it first.
+B=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d /tmp/tessera-gpu-work.XXXXXX)
+trap 'rm -rf "$work" "$results_tmp" ${unpacked:+"$unpacked"}' EXIT
+unpacked=""
 if [[ -f $B/payload.tar.gz ]]; then
   unpacked=$(mktemp -d /tmp/tessera-bundle.XXXXXX)
-  if ! tar -xzf "$B/payload.tar.gz" -C "$unpacked"; then
-    echo "device-run: cannot unpack $B/payload.tar.gz" >&2
+  if ! tar -xzf "$B/payload.tar.gz" -C "$unpacked" 2>"$work/untar.err"; then
+    note="cannot unpack $B/payload.tar.gz: $(head -c 300 "$work/untar.err")"
+    for id in "${ids[@]}"; do outcome[$id]="not run: the bundle could not be unpacked"; done
+    checkpoint
+    cat "$results"
     exit 1
   fi
   cp "$B/MANIFEST.txt" "$unpacked/" 2>/dev/null
   B=$unpacked
 fi
-OUT=${OUT:-/tmp/tessera-gpu-out}
-mkdir -p "$OUT"
-budget=${BUDGET_S:-540}
-t0=$(date +%s)
-work=$(mktemp -d /tmp/tessera-gpu-work.XXXXXX)
-results=$OUT/results.md
-rows=()
+commit=$(sed -n 's/^commit: *//p' "$B/MANIFEST.txt" 2>/dev/null)
+arch=$(sed -n 's/^architectures: *//p' "$B/MANIFEST.txt" 2>/dev/null)
 
-# Our binaries find their libraries in the bundle. Only their commands get
-# LD_LIBRARY_PATH, so that nvidia-smi and the shell tools keep the machine's.
+# Our binaries find their libraries in the bundle. Only our commands get
+# LD_LIBRARY_PATH, so that nvidia-smi and the shell tools keep the
+# machine's. CUDA_MODULE_LOADING=EAGER loads every kernel at the CUDA
+# runtime's start, so that no timed loop pays for loading one.
 LIB=$B/lib
-ours() { env LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OMP_WAIT_POLICY=PASSIVE "$@"; }
+ours() { env LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OMP_WAIT_POLICY=PASSIVE CUDA_MODULE_LOADING=EAGER "$@"; }
 # A bundled library that needs a newer glibc than this machine's (the bundle
 # comes from Debian 12, glibc 2.36) is left out, so the machine's own copy
 # of it is used instead.
 for _ in 1 2 3 4 5; do
-  bad=$(ours "$B/bin/tessera" --version 2>&1 | grep -o "$LIB/[^:]*: version .GLIBC_[0-9.]*. not found" |
+  bad=$(ours timeout 30 "$B/bin/tessera" --version 2>&1 | grep -o "$LIB/[^:]*: version .GLIBC_[0-9.]*. not found" |
     sed 's/: version.*//' | sort -u)
   [[ -z $bad ]] && break
   if [[ $LIB == "$B/lib" ]]; then
@@ -63,71 +219,33 @@ for _ in 1 2 3 4 5; do
     ln -s "$B"/lib/* "$LIB/"
   fi
   for f in $bad; do
-    echo "== left out of the bundle's libraries (needs a newer glibc): $(basename "$f")"
+    echo "== left out of the bundle's libraries (needs a newer glibc): $(basename "$f")" | tee -a "$OUT/system.txt"
     rm -f "$LIB/$(basename "$f")"
   done
 done
 # The same as a command, for timeout and compute-sanitizer to run.
-OURS=(env "LD_LIBRARY_PATH=$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OMP_WAIT_POLICY=PASSIVE)
+OURS=(env "LD_LIBRARY_PATH=$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OMP_WAIT_POLICY=PASSIVE CUDA_MODULE_LOADING=EAGER)
 
-left() { echo $((budget - ($(date +%s) - t0))); }
-
-# step NAME CAP LOG KEY_REGEX CMD...: runs CMD with at most CAP seconds (less
-# when the budget is short), appends its output to LOG, records a row with
-# the exit code, the seconds and the last line matching KEY_REGEX.
-step() {
-  local name=$1 cap=$2 log=$3 key=$4
-  shift 4
-  local remain
-  remain=$(left)
-  ((remain < cap)) && cap=$remain
-  if ((cap < 10)); then
-    last_rc=-1
-    rows+=("| $name | not run | 0 | out of time (budget ${budget} s) |")
-    echo "== $name: not run, out of time" | tee -a "$log"
-    return
-  fi
-  echo "== $name (at most ${cap} s): $*" | tee -a "$log"
-  local s=$SECONDS rc
-  timeout -k 10 "$cap" "$@" >>"$log" 2>&1
-  rc=$?
-  last_rc=$rc
-  local secs=$((SECONDS - s)) outcome
-  case $rc in
-    0) outcome=ok ;;
-    77) outcome="skipped (no usable GPU)" ;;
-    124 | 137) outcome="timed out after ${cap} s" ;;
-    127) outcome="command not found" ;;
-    *) outcome="failed" ;;
-  esac
-  local line
-  line=$(grep -E "$key" "$log" | tail -1 | tr '|' '/' | cut -c1-220)
-  rows+=("| $name | $rc | $secs | $outcome: ${line:-no summary line} |")
-  echo "== $name: exit $rc after ${secs} s ($outcome)" | tee -a "$log"
-}
-
-# --- the machine -------------------------------------------------------
-sys=$OUT/system.txt
+# --- the machine ----------------------------------------------------------
 {
   echo "== date: $(date -u +%Y-%m-%dT%H:%M:%SZ), host $(hostname), $(nproc) cores, kernel $(uname -r)"
   echo "== glibc: $(getconf GNU_LIBC_VERSION 2>/dev/null)"
-  echo "== bundle:"
-  head -8 "$B/MANIFEST.txt" 2>/dev/null
+  echo "== bundle (MANIFEST.txt):"
+  cat "$B/MANIFEST.txt" 2>/dev/null
   echo "== nvidia-smi"
   if command -v nvidia-smi >/dev/null; then
-    nvidia-smi 2>&1 || echo "nvidia-smi: exit $?"
+    timeout 30 nvidia-smi 2>&1 || echo "nvidia-smi: exit $?"
   else
     echo "nvidia-smi: not found: no NVIDIA driver on this machine"
   fi
   echo "== tessera info"
-  ours "$B/bin/tessera" info 2>&1 || echo "tessera info: exit $?"
-} >"$sys" 2>&1
-cat "$sys"
-gpu_line=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+  ours timeout 30 "$B/bin/tessera" info 2>&1 || echo "tessera info: exit $?"
+} >>"$OUT/system.txt" 2>&1
+gpu_line=$(timeout 30 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
 gpu_line=${gpu_line:-"no GPU (nvidia-smi: $(command -v nvidia-smi >/dev/null && echo 'failed' || echo 'not found'))"}
+gpu_name=$(timeout 30 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
 
 # compute-sanitizer: the bundle's, else the machine's.
-cs=""
 for c in "$B/compute-sanitizer/compute-sanitizer" "$(command -v compute-sanitizer 2>/dev/null)" \
   /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
   [[ -n $c && -x $c ]] && { cs=$c; break; }
@@ -137,8 +255,8 @@ if [[ -z $cs ]]; then
 fi
 {
   echo "== compute-sanitizer: ${cs:-not found}"
-  [[ -n $cs ]] && "$cs" --version 2>&1 | tail -3
-} | tee -a "$sys"
+  [[ -n $cs ]] && timeout 30 "$cs" --version 2>&1 | tail -3
+} >>"$OUT/system.txt" 2>&1
 
 # The device tests read the LAMMPS melts at the path compiled into them (the
 # build machine's checkout). Make that path lead to the bundle's copy.
@@ -148,197 +266,216 @@ if [[ -n $ref && ! -e $ref/lj_melt.data ]]; then
   # (both spellings' folders must exist: "tests/device/../reference")
   if mkdir -p "$(dirname "$resolved")" "$(dirname "$ref")" 2>/dev/null && ln -sfn "$B/reference" "$resolved" 2>/dev/null &&
     [[ -e $ref/lj_melt.data ]]; then
-    echo "== reference files: $resolved -> $B/reference" | tee -a "$sys"
+    echo "== reference files: $resolved -> $B/reference" >>"$OUT/system.txt"
   else
-    echo "== reference files: could not link $resolved (the tests that read melts will fail)" | tee -a "$sys"
+    echo "== reference files: could not link $resolved (the tests that read melts will fail)" >>"$OUT/system.txt"
   fi
 fi
+checkpoint
 
+# run_step ID CAP LOG KEY_REGEX CMD...: runs CMD for at most CAP seconds
+# (less when the budget has less left: 5 s stay for the kill and 5 for the
+# results), its output appended to LOG and kept in $work/step.out; sets
+# rc and the step's row (exit, seconds, outcome with the last line of its
+# output matching KEY_REGEX). A step with under 5 s left is not run.
+reserve=10
+run_step() {
+  local id=$1 cap=$2 log=$3 key=$4
+  shift 4
+  local remain=$(($(left) - reserve))
+  ((remain < cap)) && cap=$remain
+  : >"$work/step.out"
+  if ((cap < 5)); then
+    rc=-1
+    exitc[$id]="-"
+    secs[$id]=0
+    outcome[$id]="not run: out of time (budget $budget s)"
+    echo "== $id: not run, out of time" | tee -a "$log"
+    return
+  fi
+  echo "== $id (at most $cap s): $*" | tee -a "$log"
+  local s=$SECONDS
+  timeout -k 5 "$cap" "$@" >"$work/step.out" 2>&1
+  rc=$?
+  cat "$work/step.out" >>"$log"
+  secs[$id]=$((SECONDS - s))
+  exitc[$id]=$rc
+  local line
+  line=$(grep -E "$key" "$work/step.out" | tail -1 | tr '|' '/' | cut -c1-200)
+  case $rc in
+    0) outcome[$id]="ok" ;;
+    77) outcome[$id]="skipped (no usable GPU)" ;;
+    124 | 137) outcome[$id]="timed out after $cap s" ;;
+    127) outcome[$id]="command not found" ;;
+    *) outcome[$id]="failed" ;;
+  esac
+  if ((rc != 0 && rc != 77)) && grep -q 'no usable GPU' "$work/step.out"; then
+    outcome[$id]="skipped (no usable GPU)"
+  fi
+  outcome[$id]+="${line:+: $line}"
+  echo "== $id: exit $rc after ${secs[$id]} s (${outcome[$id]})" | tee -a "$log"
+}
+
+# --- verdicts ---------------------------------------------------------------
 tests=$B/bin/tessera_gpu_tests
 cp "$B"/inputs/*.yaml "$work/"
 cd "$work" || exit 1
+key_run='^Performance:|[Ee]rror|no usable GPU|error while loading'
 
-# --- the steps, most important first; the sanitizers take what is left --
-step "tessera_gpu_tests (all)" 120 "$OUT/gpu-tests.log" \
+run_step gpu-tests 90 "$OUT/gpu-tests.log" \
   'All tests passed|test cases:|skipped, no usable|error while loading' \
   "${OURS[@]}" "$tests" --durations yes
-# thermo NAME LOG [TAG]: the run's thermo CSV goes to the end of its log, and its
-# last line (step 100) into results.md.
-thermo_rows=()
-thermo() {
-  if [[ -f $1 ]]; then
-    { echo "== $1"; cat "$1"; } >>"$2"
-    thermo_rows+=("| $(basename "$2" .log)${3:+ $3} | $(tail -1 "$1" | tr ',' ' ' | awk '{print $1" | "$2" | "$3" | "$5" | "$6}') |")
-    rm -f "$1"
+checkpoint
+
+V=$OUT/verdicts.log
+# verdict_run ID TAG CMD...: a run of verdict.yaml; its thermo CSV is kept as
+# TAG.csv and appended to the log.
+verdict_run() {
+  local id=$1 tag=$2
+  shift 2
+  rm -f verdict.thermo.csv
+  run_step "$id" "$@"
+  if [[ -f verdict.thermo.csv ]]; then
+    mv verdict.thermo.csv "$tag.csv"
+    { echo "== $tag.csv"; cat "$tag.csv"; } >>"$V"
   fi
 }
-# figure LOG PRECISION LAYOUT ATOMS RANKS: the run the last step logged, when
-# it succeeded, as a row of benchmarks/results/gpu-figures.csv (printed in
-# results.md, to be copied there; `tessera plan` estimates time per step
-# from those rows).
-figure_rows=()
-gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -d ',')
-commit=$(sed -n 's/^commit: *//p' "$B/MANIFEST.txt" 2>/dev/null | tr -d ',')
-figure() {
-  ((last_rc == 0)) || return 0
-  local rate
-  rate=$(grep -E '^Performance:' "$1" | tail -1 | awk '{print $2}')
-  [[ -n $rate && -n $gpu_name ]] || return 0
-  figure_rows+=("$(date -u +%F),${commit:-unknown},$gpu_name,cuda,$2,$3,$4,$5,$rate")
-}
-step "run lj-melt.yaml --backend cuda (32,000 atoms)" 60 "$OUT/run-32k.log" \
-  '^Performance:|[Ee]rror|error while loading' \
-  "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cuda
-thermo lj-melt.thermo.csv "$OUT/run-32k.log" cuda
-figure "$OUT/run-32k.log" double rows 32000 1
-step "run lj-melt.yaml --backend cuda --precision mixed (32,000 atoms)" 60 "$OUT/run-32k.log" \
-  '^Performance:|[Ee]rror|error while loading' \
-  "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cuda --precision mixed
-thermo lj-melt.thermo.csv "$OUT/run-32k.log" "cuda mixed"
-figure "$OUT/run-32k.log" mixed rows 32000 1
-step "run lj-melt.yaml --backend cpu (32,000 atoms, $(nproc) cores)" 60 "$OUT/run-32k.log" \
-  '^Performance:|[Ee]rror|error while loading' \
-  "${OURS[@]}" "$B/bin/tessera" run lj-melt.yaml --backend cpu
-thermo lj-melt.thermo.csv "$OUT/run-32k.log" cpu
-step "run lj-melt-2m.yaml --backend cuda (2,048,000 atoms)" 120 "$OUT/run-cuda-2m-16m.log" \
-  '^Performance:|[Ee]rror|error while loading' \
-  "${OURS[@]}" "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda
-thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m-16m.log"
-figure "$OUT/run-cuda-2m-16m.log" double rows 2048000 1
-step "run lj-melt-2m.yaml --backend cuda --precision mixed (2,048,000 atoms)" 120 "$OUT/run-cuda-2m-16m.log" \
-  '^Performance:|[Ee]rror|error while loading' \
-  "${OURS[@]}" "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda --precision mixed
-thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m-16m.log" mixed
-figure "$OUT/run-cuda-2m-16m.log" mixed rows 2048000 1
-step "run lj-melt-16m.yaml --backend cuda (16,384,000 atoms)" 150 "$OUT/run-cuda-2m-16m.log" \
-  '^Performance:|[Ee]rror|error while loading' \
-  "${OURS[@]}" "$B/bin/tessera" run lj-melt-16m.yaml --backend cuda
-thermo lj-melt-16m.thermo.csv "$OUT/run-cuda-2m-16m.log" 16m
-figure "$OUT/run-cuda-2m-16m.log" double rows 16384000 1
-step "run lj-melt-16m.yaml --backend cuda --precision mixed (16,384,000 atoms)" 150 "$OUT/run-cuda-2m-16m.log" \
-  '^Performance:|[Ee]rror|error while loading' \
-  "${OURS[@]}" "$B/bin/tessera" run lj-melt-16m.yaml --backend cuda --precision mixed
-thermo lj-melt-16m.thermo.csv "$OUT/run-cuda-2m-16m.log" "16m mixed"
-figure "$OUT/run-cuda-2m-16m.log" mixed rows 16384000 1
-# Several ranks sharing the one GPU (issue 5): the 2M melt on 2 and 4 ranks,
-# through the bundle's Open MPI (Debian's, not CUDA-aware: host-staged
-# halo, chosen by auto and self-tested at start). Each summary gives the
-# halo's device seconds and the part hidden behind the inner forces.
-if [[ -x $B/mpi/bin/mpirun ]]; then
-  MPI=(env "LD_LIBRARY_PATH=$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OMP_WAIT_POLICY=PASSIVE OPAL_PREFIX="$B/mpi"
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
-    "$B/mpi/bin/mpirun" --oversubscribe --bind-to none -x LD_LIBRARY_PATH -x OMP_WAIT_POLICY -x OMP_NUM_THREADS)
-  for np in 2 4; do
-    step "mpirun -np $np lj-melt-2m.yaml --backend cuda (ranks sharing the GPU)" 120 "$OUT/run-cuda-2m-16m.log" \
-      '^Performance:|[Ee]rror|error while loading' \
-      env OMP_NUM_THREADS=$(($(nproc) / np > 0 ? $(nproc) / np : 1)) "${MPI[@]}" -np $np "$B/bin/tessera" run lj-melt-2m.yaml --backend cuda
-    [[ $np == 2 && -f lj-melt-2m.thermo.csv ]] && cp lj-melt-2m.thermo.csv staged-2.thermo.csv
-    thermo lj-melt-2m.thermo.csv "$OUT/run-cuda-2m-16m.log" "$np ranks"
-    figure "$OUT/run-cuda-2m-16m.log" double rows 2048000 $np
-  done
-  # Peer copies (deck peer_copies: auto; CUDA IPC between the two ranks'
-  # buffers on the one GPU), never run on a GPU before: the log must show
-  # their self-test passing, and the thermo must be the host-staged 2-rank
-  # run's bit for bit (the same positions arrive).
-  sed 's/lj-melt-2m\.thermo\.csv/lj-melt-2m-peer.thermo.csv/' lj-melt-2m.yaml >lj-melt-2m-peer.yaml
-  echo "peer_copies: auto" >>lj-melt-2m-peer.yaml
-  step "mpirun -np 2 lj-melt-2m-peer.yaml --backend cuda (peer copies, CUDA IPC)" 120 "$OUT/run-cuda-peer.log" \
-    '^Performance:|^Halo |[Ee]rror|error while loading' \
-    env OMP_NUM_THREADS=$(($(nproc) / 2)) "${MPI[@]}" -np 2 "$B/bin/tessera" run lj-melt-2m-peer.yaml --backend cuda
-  if grep -q '^Halo       peer copies (CUDA IPC) self-test passed' "$OUT/run-cuda-peer.log" &&
-    cmp -s staged-2.thermo.csv lj-melt-2m-peer.thermo.csv; then
-    rows+=("| peer copies: self-test passed, thermo bitwise the host-staged run's | 0 | 0 | ok (run-cuda-peer.log) |")
+# judge ID TAG TOL COLS: the run's thermo against the CPU reference; the
+# PASS/FAIL line becomes the row's outcome.
+judge() {
+  local id=$1 tag=$2 v
+  if [[ ${outcome[$id]} == skipped* || ${outcome[$id]} == "not run"* ]]; then return; fi
+  if ((rc != 0)); then
+    outcome[$id]="FAIL (exit $rc) ${outcome[$id]}"
+  elif [[ ! -f cpu.csv ]]; then
+    outcome[$id]="FAIL: no CPU reference to judge against (cpu-reference: ${outcome[cpu-reference]})"
+  elif [[ ! -f $tag.csv ]]; then
+    outcome[$id]="FAIL: the run wrote no thermo CSV"
   else
-    rows+=("| peer copies: self-test passed, thermo bitwise the host-staged run's | 1 | 0 | FAILED (run-cuda-peer.log) |")
+    v=$(awk -v tol="$3" -v cols="$4" -f "$B/thermo-verdict.awk" cpu.csv "$tag.csv" 2>&1)
+    outcome[$id]=${v:-"FAIL: thermo-verdict.awk said nothing"}
   fi
-  thermo lj-melt-2m-peer.thermo.csv "$OUT/run-cuda-peer.log" "2 ranks peer"
-else
-  rows+=("| mpirun (ranks sharing the GPU) | not run | 0 | the bundle has no Open MPI (run-on-device.sh found none) |")
-fi
+  echo "== $id: ${outcome[$id]}" | tee -a "$V"
+}
 
-# The cluster neighbour list (issue 7's memory lever): the same decks with
-# neighbor.layout: clusters (made by run-on-device.sh), mixed precision; its
-# speed and bytes per atom against the rows above.
-for size in 2m 16m; do
-  step "run lj-melt-$size-clusters.yaml --backend cuda --precision mixed" 150 "$OUT/run-cuda-clusters.log" \
-    '^Performance:|^Device memory:|[Ee]rror|error while loading' \
-    "${OURS[@]}" "$B/bin/tessera" run "lj-melt-$size-clusters.yaml" --backend cuda --precision mixed
-  thermo "lj-melt-$size-clusters.thermo.csv" "$OUT/run-cuda-clusters.log" "$size mixed clusters"
-  figure "$OUT/run-cuda-clusters.log" mixed clusters "$([[ $size == 2m ]] && echo 2048000 || echo 16384000)" 1
-done
+verdict_run cpu-reference cpu 40 "$V" "$key_run" "${OURS[@]}" "$B/bin/tessera" run verdict.yaml --backend cpu
+verdict_run verdict-double double 40 "$V" "$key_run" "${OURS[@]}" "$B/bin/tessera" run verdict.yaml --backend cuda
+judge verdict-double double 1e-10 temp,pe,ke,etotal,press
+checkpoint
+verdict_run verdict-mixed mixed 40 "$V" "$key_run" "${OURS[@]}" "$B/bin/tessera" run verdict.yaml --backend cuda --precision mixed
+judge verdict-mixed mixed 1e-5 pe,etotal,press
+checkpoint
 
-# memcheck: every test case. racecheck looks only at shared memory, which
-# only CUB's kernels (sort, scan, reduce) use; the cases outside [stepper]
-# run each of those kernels (ghosts, sort, lists, forces, reductions), and
-# the stepper cases repeat them over hundreds of steps at racecheck's much
-# higher cost (RACECHECK_TESTS='' runs them all). A sanitizer's finding makes
-# the step's exit code 3.
-memcheck_spec=${MEMCHECK_TESTS:-}
-racecheck_spec=${RACECHECK_TESTS-'~[stepper]'}
-if [[ -n $cs ]]; then
-  step "compute-sanitizer memcheck (${memcheck_spec:-all test cases})" 200 "$OUT/memcheck.log" \
-    'ERROR SUMMARY|All tests passed|test cases:|skipped, no usable|error while loading' \
-    "${OURS[@]}" "$cs" --tool memcheck --leak-check full --error-exitcode 3 --print-limit 50 \
-    "$tests" --durations yes ${memcheck_spec:+"$memcheck_spec"}
-  step "compute-sanitizer racecheck (${racecheck_spec:-all test cases})" 200 "$OUT/racecheck.log" \
-    'RACECHECK SUMMARY|ERROR SUMMARY|All tests passed|test cases:|skipped, no usable|error while loading' \
-    "${OURS[@]}" "$cs" --tool racecheck --racecheck-report all --error-exitcode 3 --print-limit 50 \
-    "$tests" --durations yes ${racecheck_spec:+"$racecheck_spec"}
+# Two ranks sharing the one GPU (issue 5), through the bundle's Open MPI
+# (Debian's, not CUDA-aware: host-staged halo, chosen by auto and
+# self-tested at start). Then peer copies (CUDA IPC between the two ranks'
+# buffers), never run on a GPU before: the log must show their self-test
+# passing, and the thermo must be the host-staged run's bit for bit (the
+# same positions arrive).
+if [[ -x $B/mpi/bin/mpirun ]]; then
+  threads=$(($(nproc) / 2 > 0 ? $(nproc) / 2 : 1))
+  MPI=(env "LD_LIBRARY_PATH=$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OMP_WAIT_POLICY=PASSIVE CUDA_MODULE_LOADING=EAGER
+    "OMP_NUM_THREADS=$threads" OPAL_PREFIX="$B/mpi"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
+    "$B/mpi/bin/mpirun" --oversubscribe --bind-to none -x LD_LIBRARY_PATH -x OMP_WAIT_POLICY -x OMP_NUM_THREADS
+    -x CUDA_MODULE_LOADING -np 2)
+  verdict_run verdict-2-ranks ranks2 45 "$V" "$key_run|^Halo " "${MPI[@]}" "$B/bin/tessera" run verdict.yaml --backend cuda
+  judge verdict-2-ranks ranks2 1e-10 temp,pe,ke,etotal,press
+  staged=$work/step.out.ranks2
+  cp "$work/step.out" "$staged"
+  checkpoint
+  verdict_run verdict-2-ranks-peer peer 45 "$V" "$key_run|^Halo " "${MPI[@]}" "$B/bin/tessera" run verdict-peer.yaml --backend cuda
+  if [[ ${outcome[verdict-2-ranks-peer]} == skipped* || ${outcome[verdict-2-ranks-peer]} == "not run"* ]]; then
+    :
+  else
+    if ((rc != 0)); then
+      outcome[verdict-2-ranks-peer]="FAIL (exit $rc) ${outcome[verdict-2-ranks-peer]}"
+    elif ! grep -q '^Halo       peer copies (CUDA IPC) self-test passed' "$work/step.out"; then
+      outcome[verdict-2-ranks-peer]="FAIL: no 'peer copies (CUDA IPC) self-test passed' line; $(grep -E '^Halo|peer cop' "$work/step.out" | tail -1 | tr '|' '/' | cut -c1-200)"
+    elif ! [[ -f ranks2.csv && -f peer.csv ]] || ! cmp -s ranks2.csv peer.csv; then
+      outcome[verdict-2-ranks-peer]="FAIL: thermo not bitwise verdict-2-ranks's ($(cmp ranks2.csv peer.csv 2>&1 | head -1))"
+    else
+      outcome[verdict-2-ranks-peer]="PASS self-test passed, thermo bitwise the host-staged run's"
+    fi
+    echo "== verdict-2-ranks-peer: ${outcome[verdict-2-ranks-peer]}" | tee -a "$V"
+  fi
+  halo=$(cat "$staged" "$work/step.out" | grep -E '^(Halo|Performance:|Rebuilds)' | cut -c1-200)
 else
-  for t in memcheck racecheck; do
-    echo "compute-sanitizer not found on this machine or in the bundle" >"$OUT/$t.log"
-    rows+=("| compute-sanitizer $t | not run | 0 | compute-sanitizer not found |")
+  for id in verdict-2-ranks verdict-2-ranks-peer; do
+    outcome[$id]="not run: the bundle has no Open MPI (run-on-device.sh found none)"
   done
 fi
+checkpoint
 
-# --- results -------------------------------------------------------------
-{
-  echo "# Tessera GPU check, $(date -u +%Y-%m-%d)"
-  echo
-  echo "- machine: $(hostname), $(nproc) cores; GPU: $gpu_line"
-  echo "- bundle: $(sed -n 's/^commit: *//p' "$B/MANIFEST.txt" 2>/dev/null), architectures $(sed -n 's/^architectures: *//p' "$B/MANIFEST.txt" 2>/dev/null)"
-  echo "- compute-sanitizer: ${cs:-not found}"
-  echo "- total: $(($(date +%s) - t0)) s of a ${budget} s budget"
-  echo
-  echo "| step | exit | seconds | outcome: key line of its log |"
-  echo "| --- | --- | --- | --- |"
-  printf '%s\n' "${rows[@]}"
-  echo
-  if ((${#thermo_rows[@]})); then
-    echo "Last thermo line of each run (the 32k runs should agree to round-off):"
-    echo
-    echo "| run | step | temp | pe | etotal | press |"
-    echo "| --- | --- | --- | --- | --- | --- |"
-    printf '%s\n' "${thermo_rows[@]}"
-    echo
+# --- benchmarks -------------------------------------------------------------
+# bench ID CAP DECK PRECISION LAYOUT ATOMS: one timed run; when it succeeds,
+# its Performance: figure becomes a row of gpu-figures.csv (what
+# `tessera plan` estimates time per step from) and its last thermo line a
+# row of results.md.
+bench() {
+  local id=$1 cap=$2 deck=$3 precision=$4 layout=$5 atoms=$6 csv rate
+  csv=${deck%.yaml}.thermo.csv
+  rm -f "$csv"
+  run_step "$id" "$cap" "$OUT/bench.log" "$key_run" \
+    "${OURS[@]}" "$B/bin/tessera" run "$deck" --backend cuda --precision "$precision"
+  if [[ -f $csv ]]; then
+    { echo "== $csv"; cat "$csv"; } >>"$OUT/bench.log"
+    thermo_rows+=("| $id | $(tail -1 "$csv" | awk -F, '{print $1" | "$2" | "$3" | "$5" | "$6}') |")
   fi
-  if ((${#figure_rows[@]})); then
-    echo "Rows for benchmarks/results/gpu-figures.csv (append them there; \`tessera plan\` estimates from them):"
-    echo
-    echo '```csv'
-    printf '%s\n' "${figure_rows[@]}"
-    echo '```'
-    echo
+  rate=$(grep -E '^Performance:' "$work/step.out" | tail -1 | awk '{print $2}')
+  if ((rc == 0)); then
+    outcome[$id]="ok: $(grep -E '^Performance:|^Device memory:' "$work/step.out" | cut -c1-120 | paste -sd ';' -)"
   fi
-  halo=$(grep -h -E '^(== mpirun|== run lj-melt-2m|Performance:|Halo exchange hidden|Halo       |Rebuilds on the)' \
-    "$OUT/run-cuda-2m-16m.log" 2>/dev/null | grep -v ': exit ' | sed 's/ (at most [0-9]* s):.*//')
-  if [[ -n $halo ]]; then
-    echo "The halo on the GPU (the 2M melt; its transport, self-test, hidden part and rebuild traffic per run):"
-    echo
-    echo '```'
-    echo "$halo"
-    echo '```'
-    echo
+  if ((rc == 0)) && [[ -n $rate && -n $gpu_name ]]; then
+    echo "$(date -u +%F),${commit%% *},$gpu_name,cuda,$precision,$layout,$atoms,1,$rate" >>"$OUT/gpu-figures.csv"
   fi
-  echo "Exit 77: no usable GPU (the test binary's skip code); 124: timed out; the logs are beside this file."
-} >"$results"
+  checkpoint
+}
+bench bench-32k-double 30 lj-melt.yaml double rows 32000
+bench bench-32k-mixed 30 lj-melt.yaml mixed rows 32000
+bench bench-2m-double 60 lj-melt-2m.yaml double rows 2048000
+bench bench-2m-mixed 60 lj-melt-2m.yaml mixed rows 2048000
+bench bench-16m-double 90 lj-melt-16m.yaml double rows 16384000
+bench bench-16m-mixed 90 lj-melt-16m.yaml mixed rows 16384000
+bench bench-2m-clusters-mixed 60 lj-melt-2m-clusters.yaml mixed clusters 2048000
 
-# Nothing over the device tool's 16 MiB a file comes back: keep each log's end.
-for f in "$OUT"/*; do
-  if [[ -f $f && $(stat -c %s "$f") -gt 15000000 ]]; then
-    tail -c 15000000 "$f" >"$f.tmp" && mv "$f.tmp" "$f"
-  fi
-done
-rm -rf "$work"
+# The GPU peers (benchmarks/gpu-peers/, bundled as peers/): one step, with
+# 45 s kept for memcheck; told its budget, it should end by itself inside
+# it. Its summary (markdown) goes into results.md, its `figure,` lines into
+# gpu-figures.csv.
+if [[ -f $B/peers/run.sh ]]; then
+  pcap=$(($(left) - reserve - 45))
+  ((pcap > 150)) && pcap=150
+  rm -f "$work/peers-summary.md"
+  mkdir -p "$work/peers"
+  run_step peers "$pcap" "$OUT/peers.log" '[Ee]rror|FAIL|[Ss]ummary' \
+    env -u OUT CUDA_MODULE_LOADING=EAGER bash "$B/peers/run.sh" --tessera "$B/bin/tessera" --lib "$LIB" \
+    --work "$work/peers" --budget $((pcap > 20 ? pcap - 10 : pcap)) --summary "$work/peers-summary.md"
+  grep '^figure,' "$work/step.out" | sed 's/^figure,//' >>"$OUT/gpu-figures.csv"
+  [[ -f $work/peers-summary.md ]] && peers_summary=$(head -c 20000 "$work/peers-summary.md")
+else
+  outcome[peers]="not run: the bundle has no peers/run.sh ($(sed -n 's/^peers: *//p' "$B/MANIFEST.txt" 2>/dev/null))"
+  echo "no peers in this bundle: ${outcome[peers]}" >>"$OUT/peers.log"
+fi
+checkpoint
+
+# --- sanitizers -------------------------------------------------------------
+# memcheck on a short run of the whole engine (lists, sort, ghosts, forces,
+# thermo sums); racecheck, which looks only at shared memory (CUB's sort,
+# scan and reduce), on the same run with what time is left. A finding makes
+# the exit code 3.
+if [[ -n $cs ]]; then
+  run_step memcheck 60 "$OUT/sanitizer.log" 'ERROR SUMMARY|no usable GPU|error while loading' \
+    "${OURS[@]}" "$cs" --tool memcheck --leak-check full --error-exitcode 3 --print-limit 50 \
+    "$B/bin/tessera" run sanitizer.yaml --backend cuda
+  checkpoint
+  run_step racecheck 120 "$OUT/sanitizer.log" 'RACECHECK SUMMARY|ERROR SUMMARY|no usable GPU|error while loading' \
+    "${OURS[@]}" "$cs" --tool racecheck --racecheck-report all --error-exitcode 3 --print-limit 50 \
+    "$B/bin/tessera" run sanitizer.yaml --backend cuda
+else
+  for id in memcheck racecheck; do outcome[$id]="not run: compute-sanitizer not found"; done
+  echo "compute-sanitizer not found on this machine or in the bundle" >>"$OUT/sanitizer.log"
+fi
+checkpoint
 echo
 cat "$results"
