@@ -18,6 +18,7 @@ Exit 0 when it holds, 1 (with the reason) when it does not.
 """
 import importlib.machinery
 import importlib.util
+import os
 import sys
 
 import h5py
@@ -40,6 +41,22 @@ def close(name, got, want, rel, floor=0.0):
         fail(f"{name}: {got[k]!r} at {k}, expected {want[k]!r} (relative tolerance {rel}, floor {floor})")
     worst = float(np.max(err / np.maximum(np.abs(want), 1e-300))) if err.size else 0.0
     print(f"  {name}: max relative difference {worst:.2e}")
+    return worst
+
+
+def record_figure(name, value):
+    """The README's validation table quotes this figure (issue 26): print it
+    as `FIGURE name=value` and, where $TESSERA_FIGURES_DIR is set (ctest, and
+    scripts/refresh-figures.sh), write it to DIR/name for scripts/figures.py."""
+    line = f"{name}={value:.3e}"
+    print(f"FIGURE {line}")
+    folder = os.environ.get("TESSERA_FIGURES_DIR")
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        tmp = os.path.join(folder, name + ".tmp")
+        with open(tmp, "w") as f:
+            f.write(line + "\n")
+        os.replace(tmp, os.path.join(folder, name))
 
 
 def series(f, name):
@@ -79,6 +96,7 @@ def lammps(traj, rdf_txt, msd_txt):
         fail(f"rdf pairs {pairs.tolist()}, the deck asks for {want_pairs}")
     edges = np.linspace(0.0, r[-1] + 0.5 * (r[1] - r[0]), len(r) + 1)
     shell = 4.0 / 3.0 * np.pi * (edges[1:] ** 3 - edges[:-1] ** 3)
+    rdf_worst = 0.0
     for s, step in enumerate(steps):
         table = ref[step]
         close(f"step {step}: bin centres", r, table[:, 1], 1e-14)
@@ -86,13 +104,15 @@ def lammps(traj, rdf_txt, msd_txt):
         for row, (centre, neighbour) in enumerate(pairs):
             # One pair more or less in a bin moves g by >= 1e-5 relative: at
             # 1e-10 the histograms are the same, count for count.
-            close(f"step {step}: g(r) of {centre}-{neighbour}", g[s, row], table[:, gcols[row]], 1e-10)
+            rdf_worst = max(rdf_worst, close(f"step {step}: g(r) of {centre}-{neighbour}", g[s, row],
+                                             table[:, gcols[row]], 1e-10))
             # LAMMPS's running coordination number: rho' = (N_b - [a == b]) / V
             # times the integral of g over the exact shells, the normalisation
             # Tessera's g(r) uses too.
             others = count[neighbour] - (1 if centre == neighbour else 0)
             coord = np.cumsum(g[s, row] * shell * others / volume)
-            close(f"step {step}: coordination of {centre}-{neighbour}", coord, table[:, gcols[row] + 1], 1e-10, 1e-12)
+            rdf_worst = max(rdf_worst, close(f"step {step}: coordination of {centre}-{neighbour}", coord,
+                                             table[:, gcols[row] + 1], 1e-10, 1e-12))
         if not np.allclose(times[s], step * 0.005, rtol=1e-15):
             fail(f"rdf time {times[s]} at step {step}")
     # The two engines follow the same trajectory to ~1e-14 over 100 steps
@@ -104,7 +124,10 @@ def lammps(traj, rdf_txt, msd_txt):
         fail(f"msd steps {list(steps)}, LAMMPS has {list(msd_ref[:, 0])}")
     if f["observables/msd/types"][()].tolist() != [0, 1, 2]:
         fail("msd rows are not [all, type 1, type 2]")
-    close("MSD (all, type 1, type 2; x, y, z, total)", msd.reshape(len(steps), -1), msd_ref[:, 1:], 1e-9, 1e-15)
+    msd_worst = close("MSD (all, type 1, type 2; x, y, z, total)", msd.reshape(len(steps), -1), msd_ref[:, 1:],
+                      1e-9, 1e-15)
+    record_figure("rdf.mix", rdf_worst)
+    record_figure("msd.mix", msd_worst)
 
 
 def load_tool(path):

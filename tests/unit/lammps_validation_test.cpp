@@ -3,6 +3,8 @@
 // regenerates every file used here.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -84,6 +86,29 @@ std::map<AtomId, DumpAtom> read_dump_forces(const std::string& path) {
   return out;
 }
 
+// The README's validation table quotes what these tests measure; so that it
+// cannot go stale, each measured figure is printed as `FIGURE name=value` and
+// written to <dir>/<name> (dir: $TESSERA_FIGURES_DIR, else the build tree's
+// figures-measured/), where ctest's readme_figures test and
+// scripts/refresh-figures.sh read it. One file per figure, written whole and
+// renamed into place, so tests running side by side never interleave.
+// tests/CMakeLists.txt names the two test cases that call this as that
+// test's fixture (and scripts/figures.py names them in docs/figures.md):
+// rename them there too.
+void record_figure(const std::string& name, double value) {
+  const std::string line = fmt::format("{}={:.3e}", name, value);
+  fmt::print("FIGURE {}\n", line);
+  const char* env = std::getenv("TESSERA_FIGURES_DIR");
+  const std::filesystem::path dir = env && *env ? env : TESSERA_FIGURES_DIR;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const auto tmp = dir / (name + ".tmp");
+  std::ofstream(tmp) << line << "\n";
+  std::filesystem::rename(tmp, dir / name, ec);
+  INFO("writing " << (dir / name).string());
+  CHECK(!ec);
+}
+
 }  // namespace
 
 TEST_CASE("forces on LAMMPS melts agree to 1e-10 per atom", "[lammps]") {
@@ -106,6 +131,7 @@ TEST_CASE("forces on LAMMPS melts agree to 1e-10 per atom", "[lammps]") {
     }
     CHECK(fmax > 10.0);  // a real melt: forces far from zero
     CHECK(worst <= 1e-10);
+    record_figure("forces." + c.name, worst);
   }
 }
 
@@ -156,6 +182,7 @@ TEST_CASE("1000 NVE steps from a LAMMPS data file follow LAMMPS", "[lammps]") {
     // Early on the two trajectories are the same to rounding; later they
     // part (chaos) but must stay on the same energy shell and temperature.
     CHECK(worst_early <= 1e-8);
+    record_figure("etotal_100." + c.name, worst_early);
     CHECK(worst_e <= 5e-3);
     CHECK(t_ours / t_ref == Approx(1.0).epsilon(0.03));
     CHECK(std::abs(ours[1000].etotal - ours[0].etotal) < 5e-3);
