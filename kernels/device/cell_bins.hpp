@@ -34,24 +34,24 @@ struct DeviceCellBins {
 
   // Bins atoms [0, n) of positions x, y, z into the cells of g.
   void bin(const DeviceStream& s, const CellGrid& g, const double* x, const double* y, const double* z, int n) {
-    resize_exact(cell, n);
-    resize_exact(atoms, n);
+    resize_exact(s, cell, n);
+    resize_exact(s, atoms, n);
     thrust::transform(policy(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), cell.begin(),
                       detail::CellOf{g, x, y, z});
     thrust::sequence(policy(s), atoms.begin(), atoms.end());
     thrust::stable_sort_by_key(policy(s), cell.begin(), cell.end(), atoms.begin());
   }
 
-  void release_all() {
-    release(cell);
-    release(atoms);
-    release(start);
+  void release_all(const DeviceStream& s) {
+    release(s, cell);
+    release(s, atoms);
+    release(s, start);
   }
 
   // Fills start (count() + 1 entries) from the sorted cells of bin().
   void find_starts(const DeviceStream& s, const CellGrid& g) {
     const int ncells = g.count();
-    resize_exact(start, static_cast<std::size_t>(ncells) + 1);
+    resize_exact(s, start, static_cast<std::size_t>(ncells) + 1);
     thrust::lower_bound(policy(s), cell.begin(), cell.end(), thrust::counting_iterator<int>(0),
                         thrust::counting_iterator<int>(ncells + 1), start.begin());
   }

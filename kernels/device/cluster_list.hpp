@@ -269,7 +269,7 @@ struct ScanClusters {
 
 class ClusterListBuilder {
  public:
-  explicit ClusterListBuilder(DeviceStream s = {}) : stream_(s) {}
+  explicit ClusterListBuilder(DeviceStream s) : stream_(s) {}
 
   // Every pair of atoms closer than `reach`, one of them local, lies in a
   // listed cluster pair (with the bit of the other atom set). Local atoms
@@ -288,50 +288,51 @@ class ClusterListBuilder {
     const ColumnGrid g = ColumnGrid::cover(lo, hi, width);
     const int ncols = g.count();
 
-    resize_exact(keys_, nall);
-    resize_exact(cl.slot_atom, nall);
+    resize_exact(stream_, keys_, nall);
+    resize_exact(stream_, cl.slot_atom, nall);
     thrust::transform(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(nall),
                       keys_.begin(), detail::Key{g, raw(a.x), raw(a.y), raw(a.z)});
     thrust::sequence(policy(stream_), cl.slot_atom.begin(), cl.slot_atom.end());
     thrust::stable_sort_by_key(policy(stream_), keys_.begin(), keys_.end(), cl.slot_atom.begin());
 
-    resize_exact(col_start_, static_cast<std::size_t>(ncols) + 1);
+    resize_exact(stream_, col_start_, static_cast<std::size_t>(ncols) + 1);
     const auto col_keys = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
                                                           detail::ColumnFirstKey{});
     thrust::lower_bound(policy(stream_), keys_.begin(), keys_.end(), col_keys, col_keys + (ncols + 1),
                         col_start_.begin());
-    resize_exact(col_cluster_, static_cast<std::size_t>(ncols) + 1);
+    resize_exact(stream_, col_cluster_, static_cast<std::size_t>(ncols) + 1);
     thrust::transform(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(ncols),
                       col_cluster_.begin(), detail::ClustersInColumn{raw(col_start_)});
     thrust::exclusive_scan(policy(stream_), col_cluster_.begin(), col_cluster_.end(), col_cluster_.begin());
-    const int nclusters = col_cluster_[ncols];  // the one value the host needs (sizes)
-    release(keys_);  // before the bounds: the two are not held together
+    // The one value the host needs (sizes), once the scan has run.
+    const int nclusters = read_element(stream_, col_cluster_, static_cast<std::size_t>(ncols));
+    release(stream_, keys_);  // before the bounds: the two are not held together
 
-    resize_exact(cl.first, static_cast<std::size_t>(nclusters) + 1);
+    resize_exact(stream_, cl.first, static_cast<std::size_t>(nclusters) + 1);
     for_each_index(stream_, ncols, detail::ClusterFirsts{raw(col_start_), raw(col_cluster_), raw(cl.first)});
-    cl.first[nclusters] = nall;
-    resize_exact(bounds_, nclusters);
+    write_element(stream_, cl.first, static_cast<std::size_t>(nclusters), nall);
+    resize_exact(stream_, bounds_, nclusters);
     for_each_index(stream_, nclusters,
                    detail::ClusterBounds{raw(cl.first), raw(cl.slot_atom), raw(a.x), raw(a.y), raw(a.z), raw(bounds_)});
 
-    resize_exact(cl.row_cluster, nclusters);
+    resize_exact(stream_, cl.row_cluster, nclusters);
     const auto rows_end =
         thrust::copy_if(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(nclusters),
                         cl.row_cluster.begin(), detail::HoldsLocal{raw(cl.first), raw(cl.slot_atom), a.nlocal});
     cl.nrows = static_cast<int>(rows_end - cl.row_cluster.begin());
-    cl.row_cluster.resize(cl.nrows);
+    resize_exact(stream_, cl.row_cluster, cl.nrows);
 
     detail::ScanClusters scan{g, raw(col_cluster_), raw(cl.first), raw(cl.slot_atom), raw(cl.row_cluster),
                               raw(bounds_), raw(a.x), raw(a.y), raw(a.z), reach, {0, 0}, 0, nullptr, nullptr, nullptr};
     for (int d = 0; d < 2; ++d) scan.reach_cols[d] = static_cast<int>(std::floor(reach * g.inv[d])) + 1;
     if (cl.next_stride > 0) cl.stride = cl.next_stride;
     if (cl.stride <= 0) cl.stride = 64;
-    resize_exact(cl.count, cl.nrows);
+    resize_exact(stream_, cl.count, cl.nrows);
     int grows = 0;
     for (;;) {
       const std::size_t n = static_cast<std::size_t>(cl.nrows) * cl.stride;
-      resize_exact(cl.cj, n);
-      resize_exact(cl.jmask, n);
+      resize_exact(stream_, cl.cj, n);
+      resize_exact(stream_, cl.jmask, n);
       scan.stride = cl.stride;
       scan.cj = raw(cl.cj);
       scan.jmask = raw(cl.jmask);
@@ -341,15 +342,15 @@ class ClusterListBuilder {
       needed_ = needed;
       if (needed <= cl.stride) break;
       // Give the rows back first, so old and new are not held together.
-      release(cl.cj);
-      release(cl.jmask);
+      release(stream_, cl.cj);
+      release(stream_, cl.jmask);
       cl.stride = needed + needed / 8 + 4;
       ++grows;
     }
     // The build's scratch goes back, so it does not stay counted next to the
     // list for the whole run; the next build starts from the stride this one
     // needed, so rows do not stay padded for a denser past.
-    release(bounds_);
+    release(stream_, bounds_);
     cl.next_stride = needed_ + needed_ / 8 + 4;
     return grows;
   }
@@ -365,11 +366,13 @@ class ClusterListBuilder {
 // The per-atom rows of a cluster list, for the host's readers of
 // NeighborList (the summary, the RDF): each local atom's neighbours closer
 // than `reach` now, in the cluster list's order. Output only: this copies the
-// list and the positions to the host (device -> host copies).
-inline void download_rows(const DeviceClusterList& cl, const DeviceAtoms& a, double reach, NeighborList& l) {
-  const auto host = [](const auto& d) {
-    std::vector<typename std::decay_t<decltype(d)>::value_type> h(d.size());
-    thrust::copy(d.begin(), d.end(), h.begin());
+// list and the positions to the host (device -> host copies), once what `s`
+// queued has run.
+inline void download_rows(const DeviceStream& s, const DeviceClusterList& cl, const DeviceAtoms& a, double reach,
+                          NeighborList& l) {
+  const auto host = [&s](const auto& d) {
+    std::vector<typename std::decay_t<decltype(d)>::value_type> h;
+    to_host(s, d, d.size(), h);
     return h;
   };
   const auto slot_atom = host(cl.slot_atom), first = host(cl.first), rows = host(cl.row_cluster),

@@ -12,7 +12,7 @@ inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
 class DeviceAtomOps final : public AtomOps {
  public:
-  DeviceAtomOps(DeviceAtoms& a, DeviceStream s = {}) : a_(a), s_(s) {}
+  DeviceAtomOps(DeviceAtoms& a, DeviceStream s) : a_(a), s_(s) {}
 
   void half_kick(double half_dt) override {
     TESSERA_DEVICE_CALL("half kick", for_each_index(s_, a_.nlocal,

@@ -124,7 +124,7 @@ struct MoveGhost {
 
 class DeviceGhosts {
  public:
-  explicit DeviceGhosts(DeviceStream s = {}) : stream_(s) {}
+  explicit DeviceGhosts(DeviceStream s) : stream_(s) {}
 
   // Wraps local atoms back into the box, updating image flags.
   void wrap(DeviceAtoms& a, const Box& box) const {
@@ -141,30 +141,30 @@ class DeviceGhosts {
     // Each stage picks from two candidates per atom, counted in int.
     if (total > INT_MAX / 2 - a.nlocal)
       throw std::invalid_argument("device ghosts: more atoms on one rank than an int can index");
-    a.resize_ghosts(static_cast<int>(total));
-    a.resize_ghosts(0);
-    resize_exact(source_, total);
-    resize_exact(shift_, 3 * total);
-    source_.clear();
-    shift_.clear();
-    resize_exact(picked_, 2 * (static_cast<std::size_t>(a.nlocal) + total));
+    a.resize_ghosts(stream_, static_cast<int>(total));
+    a.resize_ghosts(stream_, 0);
+    resize_exact(stream_, source_, total);
+    resize_exact(stream_, shift_, 3 * total);
+    resize_exact(stream_, source_, 0);
+    resize_exact(stream_, shift_, 0);
+    resize_exact(stream_, picked_, 2 * (static_cast<std::size_t>(a.nlocal) + total));
     for (int d = 0; d < 3; ++d) {
       const int n = a.nall();
-      picked_.resize(2 * static_cast<std::size_t>(n));
+      resize_exact(stream_, picked_, 2 * static_cast<std::size_t>(n));
       const dvec<double>& v = d == 0 ? a.x : (d == 1 ? a.y : a.z);
       const auto end =
           thrust::copy_if(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(2 * n),
                           picked_.begin(), detail::NearFace{raw(v), sd.lo[d], sd.hi[d], reach});
       const int m = static_cast<int>(end - picked_.begin());
       const int nghost = a.nghost;
-      a.resize_ghosts(nghost + m);
-      source_.resize(static_cast<std::size_t>(nghost) + m);
-      shift_.resize(3 * (static_cast<std::size_t>(nghost) + m));
+      a.resize_ghosts(stream_, nghost + m);
+      resize_exact(stream_, source_, static_cast<std::size_t>(nghost) + m);
+      resize_exact(stream_, shift_, 3 * (static_cast<std::size_t>(nghost) + m));
       for_each_index(stream_, m,
                      detail::MakeGhost{raw(picked_), n, a.nlocal, d, sd.global.length(d), raw(a.x), raw(a.y), raw(a.z),
                                        raw(a.id), raw(a.type), raw(source_), raw(shift_)});
     }
-    release(picked_);
+    release(stream_, picked_);
   }
 
   // Moves the ghosts with their source atoms (every step between rebuilds).

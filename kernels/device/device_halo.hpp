@@ -60,7 +60,7 @@ struct UnpackHalo {
 
 class DeviceHalo {
  public:
-  explicit DeviceHalo(DeviceStream s = {}) : stream_(s) {}
+  explicit DeviceHalo(DeviceStream s) : stream_(s) {}
 
   // What carries the buffers from the next refresh on.
   void set_transport(HaloTransport t) { transport_ = t; }
@@ -84,6 +84,9 @@ class DeviceHalo {
 
   // The swaps of the host's last build (host -> device: the send lists).
   void set(const std::vector<HaloSwap>& swaps) {
+    // Nothing of the last build's swaps is still queued: their buffers are
+    // reused, resized or freed below.
+    synchronize(stream_);
     swaps_ = swaps;
     send_.resize(swaps.size());
     out_.resize(swaps.size());
@@ -91,7 +94,7 @@ class DeviceHalo {
     host_out_.resize(swaps.size());
     host_in_.resize(swaps.size());
     for (std::size_t k = 0; k < swaps.size(); ++k) {
-      send_[k].assign(swaps[k].send.begin(), swaps[k].send.end());
+      assign(stream_, send_[k], swaps[k].send);
       // Buffers per swap, sized here: nothing is allocated while the halo
       // and the forces run on their two streams.
       // A swap to this rank itself unpacks straight from its packed buffer:
@@ -103,8 +106,8 @@ class DeviceHalo {
         throw std::logic_error("device halo: a swap to this rank itself receives what it sends");
       // A peer-copied swap's packed buffer may be mapped by its receiver:
       // the handshake resizes it, once the receiver lets go.
-      if (!peer(k)) resize_exact(out_[k], n_out);
-      resize_exact(in_[k], n_in);
+      if (!peer(k)) resize_exact(stream_, out_[k], n_out);
+      resize_exact(stream_, in_[k], n_in);
       host_out_[k].resize(self || peer(k) ? 0 : n_out);
       host_in_[k].resize(peer(k) ? 0 : n_in);
     }
@@ -179,6 +182,7 @@ class DeviceHalo {
   std::string handshake(const SwapExchange& exchange) {
     std::string failed;
     if (peer_.size() != swaps_.size()) throw std::logic_error("device halo: peer swaps set for another list of swaps");
+    synchronize(stream_);  // the packed buffers below are reallocated only once nothing queued uses them
     imports_.resize(swaps_.size());
     for (std::size_t k = 0; k < swaps_.size(); ++k) {
       if (!peer(k)) {

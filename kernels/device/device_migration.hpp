@@ -64,11 +64,6 @@ struct MakeImage {
   }
 };
 
-template <class T>
-void tail_to_device(const std::vector<T>& h, dvec<T>& d, std::size_t at) {
-  if (!h.empty()) thrust::copy(h.begin(), h.end(), d.begin() + static_cast<long>(at));
-}
-
 }  // namespace detail
 
 class DeviceHaloAtoms final : public HaloAtoms {
@@ -82,43 +77,43 @@ class DeviceHaloAtoms final : public HaloAtoms {
                    GhostRecords& out) override {
     const int m = select(static_cast<int>(n), detail::NearBound{coord(d), bound, dir});
     out.resize(static_cast<std::size_t>(m));
-    detail::to_host(index_, static_cast<std::size_t>(m), picked);
-    resize_exact(id_, m);
-    resize_exact(int_, m);
-    resize_exact(double_, 3 * static_cast<std::size_t>(m));
+    to_host(stream_, index_, static_cast<std::size_t>(m), picked);
+    resize_exact(stream_, id_, m);
+    resize_exact(stream_, int_, m);
+    resize_exact(stream_, double_, 3 * static_cast<std::size_t>(m));
     thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.id.begin(), id_.begin());
     thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.type.begin(), int_.begin());
     // The halo refresh's own packing, so a ghost's first position is the
     // one every later refresh would give it.
     for_each_index(stream_, m, detail::PackHalo{raw(index_), d, shift, raw(a_.x), raw(a_.y), raw(a_.z), raw(double_)});
-    detail::to_host(id_, static_cast<std::size_t>(m), out.id);
-    detail::to_host(int_, static_cast<std::size_t>(m), out.type);
-    detail::to_host(double_, 3 * static_cast<std::size_t>(m), out.pos);
+    to_host(stream_, id_, static_cast<std::size_t>(m), out.id);
+    to_host(stream_, int_, static_cast<std::size_t>(m), out.type);
+    to_host(stream_, double_, 3 * static_cast<std::size_t>(m), out.pos);
   }
 
   void add_ghosts(const GhostRecords& in) override {
     const int m = static_cast<int>(in.size());
     const int first = add_ghost_slots(m);
-    detail::tail_to_device(in.id, a_.id, static_cast<std::size_t>(first));
-    detail::tail_to_device(in.type, a_.type, static_cast<std::size_t>(first));
-    resize_exact(double_, in.pos.size());
-    detail::tail_to_device(in.pos, double_, 0);
+    to_device(stream_, in.id, a_.id, static_cast<std::size_t>(first));
+    to_device(stream_, in.type, a_.type, static_cast<std::size_t>(first));
+    resize_exact(stream_, double_, in.pos.size());
+    to_device(stream_, in.pos, double_);
     for_each_index(stream_, m, detail::UnpackHalo{raw(double_), first, raw(a_.x), raw(a_.y), raw(a_.z)});
   }
 
   void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override {
     const int m = select(static_cast<int>(n), detail::NearBound{coord(d), bound, dir});
-    detail::to_host(index_, static_cast<std::size_t>(m), picked);  // the swap's send list, for the refresh
+    to_host(stream_, index_, static_cast<std::size_t>(m), picked);  // the swap's send list, for the refresh
     const int first = add_ghost_slots(m);
     for_each_index(stream_, m,
                    detail::MakeImage{raw(index_), first, d, shift, raw(a_.id), raw(a_.type), raw(a_.x), raw(a_.y),
                                      raw(a_.z)});
   }
 
-  void drop_ghosts() override { a_.resize_ghosts(0); }
+  void drop_ghosts() override { a_.resize_ghosts(stream_, 0); }
 
   void take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) override {
-    a_.resize_ghosts(0);
+    a_.resize_ghosts(stream_, 0);
     const int n = a_.nlocal;
     const int nbelow = select(n, detail::OnSide{coord(d), lo, hi, 1});
     download_locals(nbelow, below);
@@ -140,7 +135,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
       throw std::invalid_argument("device migration: more atoms on one rank than an int can index");
     // Forces, energies and virials of the arrivals start at zero: a rebuild
     // is followed by a force computation.
-    for (dvec<double>* v : {&a_.fx, &a_.fy, &a_.fz, &a_.pe, &a_.virial}) resize_exact(*v, base + n);
+    for (dvec<double>* v : {&a_.fx, &a_.fy, &a_.fz, &a_.pe, &a_.virial}) resize_exact(stream_, *v, base + n);
     grow(in.id, a_.id, base);
     grow(in.type, a_.type, base);
     grow(in.x, a_.x, base), grow(in.y, a_.y, base), grow(in.z, a_.z, base);
@@ -156,10 +151,10 @@ class DeviceHaloAtoms final : public HaloAtoms {
 
   // The scratch goes back between rebuilds.
   void release_scratch() {
-    release(index_);
-    release(id_);
-    release(int_);
-    release(double_);
+    release(stream_, index_);
+    release(stream_, id_);
+    release(stream_, int_);
+    release(stream_, double_);
   }
 
  private:
@@ -168,7 +163,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
     if (static_cast<long long>(a_.nall()) + m > INT_MAX)
       throw std::invalid_argument("device halo: more atoms on one rank than an int can index");
     const int first = a_.nall();
-    a_.resize_ghosts(a_.nghost + m);
+    a_.resize_ghosts(stream_, a_.nghost + m);
     return first;
   }
 
@@ -177,7 +172,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
   // Indices i < n that `keep` accepts, in order, into index_; their count.
   template <class Pred>
   int select(int n, const Pred& keep) {
-    resize_exact(index_, static_cast<std::size_t>(n));
+    resize_exact(stream_, index_, static_cast<std::size_t>(n));
     const auto end = thrust::copy_if(policy(stream_), thrust::counting_iterator<int>(0),
                                      thrust::counting_iterator<int>(n), index_.begin(), keep);
     return static_cast<int>(end - index_.begin());
@@ -198,25 +193,25 @@ class DeviceHaloAtoms final : public HaloAtoms {
 
   template <class T>
   void gather_to_host(const dvec<T>& v, dvec<T>& scratch, int m, std::vector<T>& h) {
-    resize_exact(scratch, static_cast<std::size_t>(m));
+    resize_exact(stream_, scratch, static_cast<std::size_t>(m));
     thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, v.begin(), scratch.begin());
-    detail::to_host(scratch, static_cast<std::size_t>(m), h);
+    to_host(stream_, scratch, static_cast<std::size_t>(m), h);
   }
 
   // v becomes its first `m` entries gathered by index_, in storage of that
-  // size (the old storage, with room for ghosts, is given back).
+  // size (the old storage, with room for ghosts, is given back once the
+  // gather has read it).
   template <class T>
   void permute(dvec<T>& v, dvec<T>& scratch, int m) {
-    resize_exact(scratch, static_cast<std::size_t>(m));
+    resize_exact(stream_, scratch, static_cast<std::size_t>(m));
     thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, v.begin(), scratch.begin());
-    v.swap(scratch);
-    release(scratch);
+    replace_with(stream_, v, scratch);
   }
 
   template <class T>
-  static void grow(const std::vector<T>& h, dvec<T>& d, std::size_t base) {
-    resize_exact(d, base + h.size());
-    detail::tail_to_device(h, d, base);
+  void grow(const std::vector<T>& h, dvec<T>& d, std::size_t base) {
+    resize_exact(stream_, d, base + h.size());
+    to_device(stream_, h, d, base);
   }
 
   DeviceAtoms& a_;

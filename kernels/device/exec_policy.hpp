@@ -31,6 +31,8 @@
 #define TESSERA_DEVICE_SYSTEM_NS host_system
 #endif
 
+#include "device/device_error.hpp"
+
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
@@ -39,6 +41,7 @@ inline namespace TESSERA_DEVICE_SYSTEM_NS {
 // not counted.
 struct DeviceMemory {
   std::atomic<long long> now{0}, peak{0};
+  std::atomic<long long> failed_frees{0};  // frees after a sticky device error
   void add(long long n) {
     const long long v = now.fetch_add(n) + n;
     long long p = peak.load();
@@ -71,35 +74,22 @@ struct CountingAllocator : thrust::device_allocator<T> {
     device_memory().add(static_cast<long long>(n * sizeof(T)));
     return p;
   }
-  void deallocate(pointer p, size_type n) {
-    base::deallocate(p, n);
+  // Never throws: it runs in device_vector's noexcept destructor, also
+  // while an earlier device error unwinds the stack, and after a sticky
+  // CUDA error cudaFree fails too (device_error.hpp). That first error is
+  // the one reported; the memory goes with the context.
+  void deallocate(pointer p, size_type n) noexcept {
+    try {
+      base::deallocate(p, n);
+    } catch (...) {
+      device_memory().failed_frees.fetch_add(1);
+    }
     device_memory().add(-static_cast<long long>(n * sizeof(T)));
   }
 };
 
 template <class T>
 using dvec = thrust::device_vector<T, CountingAllocator<T>>;
-
-// Resizes to exactly n. thrust's resize allocates at least twice the old
-// capacity when it grows, which would leave up to half of the device memory
-// unused, and briefly hold old and new storage together.
-template <class T>
-void resize_exact(dvec<T>& v, std::size_t n) {
-  if (n <= v.capacity()) {
-    v.resize(n);
-    return;
-  }
-  dvec<T> grown(n);
-  thrust::copy(v.begin(), v.end(), grown.begin());
-  v.swap(grown);
-}
-
-// Gives the storage back (build scratch between builds).
-template <class T>
-void release(dvec<T>& v) {
-  v.clear();
-  v.shrink_to_fit();
-}
 
 template <class T>
 T* raw(dvec<T>& v) {
@@ -115,16 +105,27 @@ const T* raw(const dvec<T>& v) {
 // soon as an algorithm is queued; the host waits only where it takes a value
 // (a reduction, a count that sizes an array, a copy to the host), and the
 // phase timeline (phase_timeline.hpp) reads the device's time from events.
-// The stream is a blocking one, so device_vector's own operations (resize,
-// element access, host copies), which run on the legacy default stream,
-// still wait for queued work and are waited for.
+// The stream does not synchronise with the default stream
+// (cudaStreamNonBlocking; the build also gives each host thread its own
+// default stream, --default-stream per-thread): device_vector's own
+// operations (resize, element access, host copies, frees) run on Thrust's
+// default stream, so every one of them goes through the helpers below,
+// which first wait for the owner's stream. Nothing is ordered by the legacy
+// default stream's implicit synchronisation, nor by cudaFree's.
+// TESSERA_BLOCKING_STREAMS (CMake option) brings back blocking streams and
+// the legacy default stream, to tell a missed wait from a kernel fault.
 struct DeviceStream {
-  cudaStream_t stream = nullptr;      // nullptr: the legacy default stream
+  cudaStream_t stream = nullptr;      // nullptr: only before create()
   std::shared_ptr<CUstream_st> owner;  // set by create(): the last copy destroys it
 
   static DeviceStream create() {
     cudaStream_t s = nullptr;
-    const cudaError_t rc = cudaStreamCreateWithFlags(&s, cudaStreamDefault);
+#ifdef TESSERA_BLOCKING_STREAMS
+    const unsigned flags = cudaStreamDefault;
+#else
+    const unsigned flags = cudaStreamNonBlocking;
+#endif
+    const cudaError_t rc = cudaStreamCreateWithFlags(&s, flags);
     if (rc != cudaSuccess)
       throw std::runtime_error(std::string("cudaStreamCreateWithFlags: ") + cudaGetErrorString(rc));
     DeviceStream d;
@@ -239,6 +240,88 @@ inline void synchronize(const DeviceStream& s) {
 #endif
 }
 
+// Waits for both streams, swallowing errors: for destructors, so that
+// nothing queued outlives the arrays it uses (their frees run on Thrust's
+// default stream). An error here was already met and reported.
+inline void quiesce(const DeviceStream& a, const DeviceStream& b) noexcept {
+  try {
+    synchronize(a);
+    synchronize(b);
+  } catch (...) {
+  }
+}
+
+// A device vector's own operations (resize, element access, host copies,
+// the free of its old storage) run on Thrust's default stream, which does
+// not wait for the pipeline's streams: each helper below first waits for
+// `s`, the stream that queues the vector's users. Work of the halo stream
+// is joined back into the compute stream by an event (force_pipeline.hpp),
+// so waiting for the compute stream covers it too.
+
+// Resizes to exactly n. thrust's resize allocates at least twice the old
+// capacity when it grows, which would leave up to half of the device memory
+// unused, and briefly hold old and new storage together.
+template <class T>
+void resize_exact(const DeviceStream& s, dvec<T>& v, std::size_t n) {
+  synchronize(s);
+  if (n <= v.capacity()) {
+    v.resize(n);
+    return;
+  }
+  dvec<T> grown(n);
+  thrust::copy(v.begin(), v.end(), grown.begin());  // Thrust's default stream, waited for
+  v.swap(grown);
+}
+
+// Gives the storage back (build scratch between builds).
+template <class T>
+void release(const DeviceStream& s, dvec<T>& v) {
+  synchronize(s);
+  v.clear();
+  v.shrink_to_fit();
+}
+
+// v's storage swapped for `other`'s, and `other`'s storage given back: once
+// what `s` queued (a gather from v into other, say) has run.
+template <class T>
+void replace_with(const DeviceStream& s, dvec<T>& v, dvec<T>& other) {
+  v.swap(other);
+  release(s, other);
+}
+
+// One element, read or written by the host in the order of `s`.
+template <class T>
+T read_element(const DeviceStream& s, const dvec<T>& v, std::size_t i) {
+  synchronize(s);
+  return v[i];
+}
+template <class T>
+void write_element(const DeviceStream& s, dvec<T>& v, std::size_t i, const T& value) {
+  synchronize(s);
+  v[i] = value;
+}
+
+// The first n elements of d into h (resized to n), after what `s` queued.
+template <class T>
+void to_host(const DeviceStream& s, const dvec<T>& d, std::size_t n, std::vector<T>& h) {
+  synchronize(s);
+  h.resize(n);
+  thrust::copy(d.begin(), d.begin() + static_cast<long>(n), h.begin());
+}
+// h into d from element `at` on (d already that long), after what `s`
+// queued; the copy is done when this returns.
+template <class T>
+void to_device(const DeviceStream& s, const std::vector<T>& h, dvec<T>& d, std::size_t at = 0) {
+  synchronize(s);
+  if (!h.empty()) thrust::copy(h.begin(), h.end(), d.begin() + static_cast<long>(at));
+}
+// d holds exactly h's elements.
+template <class T>
+void assign(const DeviceStream& s, dvec<T>& d, const std::vector<T>& h) {
+  synchronize(s);
+  d.assign(h.begin(), h.end());
+}
+
 // Copies between device and host memory queued on stream `s` only (not the
 // legacy default stream, which would wait for every blocking stream's work,
 // the forces on the other stream included). The copy to the host returns
@@ -273,28 +356,6 @@ template <class F>
 void for_each_index(const DeviceStream& s, int n, const F& f) {
   if (n > 0) thrust::for_each(policy(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), f);
 }
-
-// A device error (a failed launch, an illegal address, memory exhausted)
-// reaches Thrust's caller as thrust::system_error, naming the CUDA error and
-// the algorithm. checked_call adds which step of ours ran and where:
-//   TESSERA_DEVICE_CALL("pair forces", pair_.compute(...));
-template <class F>
-decltype(auto) checked_call(const char* what, const char* file, int line, F&& f) {
-  try {
-    return f();
-  } catch (const thrust::system_error& e) {
-    throw std::runtime_error(std::string("device error in ") + what + " (" + file + ":" + std::to_string(line) +
-                             "): " + e.what());
-  } catch (const std::bad_alloc& e) {
-    // Thrust's bad_alloc when device memory runs out: say where, and what helps.
-    throw std::runtime_error(std::string("out of memory in ") + what + " (" + file + ":" + std::to_string(line) +
-                             "): " + e.what() +
-                             "; fewer atoms per GPU (more ranks) or `precision: mixed` need less; "
-                             "`tessera plan DECK` estimates the memory");
-  }
-}
-#define TESSERA_DEVICE_CALL(what, ...) \
-  ::tessera::device::checked_call(what, __FILE__, __LINE__, [&]() -> decltype(auto) { return __VA_ARGS__; })
 
 // Generic maximum for reductions (thrust::maximum is on its way out of CCCL).
 struct MaxOf {

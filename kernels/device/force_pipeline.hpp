@@ -30,7 +30,7 @@ class DeviceForcePipeline {
   // `reach`: cutoff + skin; `params`: the (ntypes+1)^2 table of Pot::Params.
   // `s`: the stream of all work but the halo's; `halo`: the halo's.
   DeviceForcePipeline(const SubDomain& sd, double reach, int ntypes, const std::vector<typename Pot::Params>& params,
-                      Options opt, DeviceStream s = {}, DeviceStream halo = {})
+                      Options opt, DeviceStream s, DeviceStream halo)
       : sd_(sd),
         reach_(reach),
         opt_(opt),
@@ -46,12 +46,16 @@ class DeviceForcePipeline {
     list_.clusters.stride = opt.initial_stride;
   }
 
-  void upload(const AtomStore& a) { upload_atoms(a, atoms_); }
-  void download(AtomStore& a) const { download_atoms(atoms_, a); }
+  ~DeviceForcePipeline() { quiesce(halo_stream_, stream_); }
+  DeviceForcePipeline(const DeviceForcePipeline&) = delete;
+  DeviceForcePipeline& operator=(const DeviceForcePipeline&) = delete;
+
+  void upload(const AtomStore& a) { upload_atoms(stream_, a, atoms_); }
+  void download(AtomStore& a) const { download_atoms(stream_, atoms_, a); }
 
   // Wrap, spatial sort, ghosts, neighbour list: what a CPU rebuild does.
   void rebuild() {
-    DeviceNeighborBuilder::drop_pairs(list_);
+    builder_.drop_pairs(list_);
     ghosts_.wrap(atoms_, sd_.global);
     if (opt_.sort) sorter_.sort(atoms_, sd_, 0.5 * reach_);  // the CPU's sort cell size
     ghosts_.build(atoms_, sd_, reach_);
@@ -60,7 +64,7 @@ class DeviceForcePipeline {
   // Ghosts and list from the positions as they are, with no wrap or sort:
   // the list of a checkpoint's last build, from that build's positions.
   void build_in_place() {
-    DeviceNeighborBuilder::drop_pairs(list_);
+    builder_.drop_pairs(list_);
     ghosts_.build(atoms_, sd_, reach_);
     builder_.build(atoms_, sd_, reach_, list_);
   }
@@ -69,7 +73,7 @@ class DeviceForcePipeline {
   // `sd`, as Simulation::rebuild does on the host. The old list's pairs go
   // first, so they are not held beside the sort's scratch.
   void wrap() {
-    DeviceNeighborBuilder::drop_pairs(list_);
+    builder_.drop_pairs(list_);
     ghosts_.wrap(atoms_, sd_.global);
   }
   void sort(const SubDomain& sd) { sorter_.sort(atoms_, sd, 0.5 * reach_); }

@@ -101,21 +101,17 @@ struct Not {
 
 class DeviceNeighborBuilder {
  public:
-  explicit DeviceNeighborBuilder(DeviceStream s = {}) : stream_(s), clusters_(s) {}
+  explicit DeviceNeighborBuilder(DeviceStream s) : stream_(s), clusters_(s) {}
 
   // Every pair closer than `reach` (cutoff + skin) is listed. A list with
   // stride 0 starts at 64 per atom; a row that does not fit grows the stride
   // to what the longest row needs (with room to spare) and the build runs again.
   // Gives back the pair storage of `nl` before a rebuild sorts the atoms and
   // makes ghosts, so the old list is not held next to their scratch.
-  static void drop_pairs(DeviceNeighborList& nl) {
-    release(nl.index);
-    release(nl.inner);
-    release(nl.outer);
-    release(nl.clusters.cj);
-    release(nl.clusters.jmask);
-    release(nl.clusters.inner);
-    release(nl.clusters.outer);
+  void drop_pairs(DeviceNeighborList& nl) const {
+    for (dvec<int>* v : {&nl.index, &nl.inner, &nl.outer, &nl.clusters.cj, &nl.clusters.inner, &nl.clusters.outer})
+      release(stream_, *v);
+    release(stream_, nl.clusters.jmask);
   }
 
   void build(const DeviceAtoms& a, const SubDomain& sd, double reach, DeviceNeighborList& nl) {
@@ -130,7 +126,7 @@ class DeviceNeighborBuilder {
       build_rows(a, sd, reach, nl);
     }
     const int nlocal = a.nlocal;
-    for (dvec<double>* p : {&nl.x0, &nl.y0, &nl.z0}) resize_exact(*p, nlocal);
+    for (dvec<double>* p : {&nl.x0, &nl.y0, &nl.z0}) resize_exact(stream_, *p, nlocal);
     thrust::copy(policy(stream_), a.x.begin(), a.x.begin() + nlocal, nl.x0.begin());
     thrust::copy(policy(stream_), a.y.begin(), a.y.begin() + nlocal, nl.y0.begin());
     thrust::copy(policy(stream_), a.z.begin(), a.z.begin() + nlocal, nl.z0.begin());
@@ -141,12 +137,12 @@ class DeviceNeighborBuilder {
   // [0, n) split by `is_outer` into `inner` and `outer`, each in order.
   template <class F>
   void partition(int n, const F& is_outer, dvec<int>& inner, dvec<int>& outer) {
-    for (auto* v : {&inner, &outer}) resize_exact(*v, n);
+    for (auto* v : {&inner, &outer}) resize_exact(stream_, *v, n);
     const auto counting = thrust::counting_iterator<int>(0);
     const auto inner_end = thrust::copy_if(policy(stream_), counting, counting + n, inner.begin(), detail::Not<F>{is_outer});
-    inner.resize(inner_end - inner.begin());
+    resize_exact(stream_, inner, static_cast<std::size_t>(inner_end - inner.begin()));
     const auto outer_end = thrust::copy_if(policy(stream_), counting, counting + n, outer.begin(), is_outer);
-    outer.resize(outer_end - outer.begin());
+    resize_exact(stream_, outer, static_cast<std::size_t>(outer_end - outer.begin()));
   }
 
   void build_rows(const DeviceAtoms& a, const SubDomain& sd, double reach, DeviceNeighborList& nl) {
@@ -159,22 +155,22 @@ class DeviceNeighborBuilder {
     const int nall = a.nall(), nlocal = a.nlocal;
     bins_.bin(stream_, g, raw(a.x), raw(a.y), raw(a.z), nall);
     bins_.find_starts(stream_, g);
-    for (dvec<double>* b : {&bx_, &by_, &bz_}) resize_exact(*b, nall);
+    for (dvec<double>* b : {&bx_, &by_, &bz_}) resize_exact(stream_, *b, nall);
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.x.begin(), bx_.begin());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.y.begin(), by_.begin());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.z.begin(), bz_.begin());
 
     if (nl.stride <= 0) nl.stride = 64;
-    resize_exact(nl.count, nlocal);
+    resize_exact(stream_, nl.count, nlocal);
     for (;;) {
-      resize_exact(nl.index, static_cast<std::size_t>(nlocal) * nl.stride);
+      resize_exact(stream_, nl.index, static_cast<std::size_t>(nlocal) * nl.stride);
       for_each_index(
           stream_, nlocal,
           detail::ScanNeighbors{g, raw(bins_.start), raw(bins_.atoms), raw(bx_), raw(by_), raw(bz_), raw(a.x), raw(a.y),
                                 raw(a.z), reach * reach, nl.stride, raw(nl.index), raw(nl.count)});
       const int needed = thrust::reduce(policy(stream_), nl.count.begin(), nl.count.end(), 0, MaxOf{});
       if (needed <= nl.stride) break;
-      release(nl.index);  // not held next to the grown rows
+      release(stream_, nl.index);  // not held next to the grown rows
       nl.stride = needed + needed / 8 + 8;
       ++nl.grows;
     }

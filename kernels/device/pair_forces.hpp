@@ -32,11 +32,11 @@ class DevicePairForces {
 
   // `table`: (ntypes+1)^2 entries, row-major by type, as Pot::params fills
   // them (PairStyleImpl<Pot>::params() on the host).
-  DevicePairForces(int ntypes, const std::vector<Params>& table, DeviceStream s = {})
+  DevicePairForces(int ntypes, const std::vector<Params>& table, DeviceStream s)
       : stream_(s), type_stride_(ntypes + 1) {
     if (ntypes < 1 || table.size() != static_cast<std::size_t>(type_stride_) * type_stride_)
       throw std::invalid_argument("DevicePairForces: the parameter table must have (ntypes+1)^2 entries");
-    params_.assign(table.begin(), table.end());  // host -> device
+    assign(stream_, params_, table);  // host -> device
   }
 
   // Forces, per-atom energies and virials of the local atoms; `mixed`: the

@@ -25,16 +25,6 @@
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
-namespace detail {
-
-template <class T>
-void copy_to_host(const dvec<T>& d, std::size_t n, std::vector<T>& h) {
-  h.resize(n);
-  thrust::copy(d.begin(), d.begin() + static_cast<long>(n), h.begin());
-}
-
-}  // namespace detail
-
 template <class Pot>
 class PipelineEngine final : public DeviceEngine {
   static typename DeviceForcePipeline<Pot>::Options options(const Simulation& sim) {
@@ -46,15 +36,23 @@ class PipelineEngine final : public DeviceEngine {
   }
 
  public:
-  PipelineEngine(const Simulation& sim, std::string description, DeviceStream s = {}, DeviceStream halo = {})
-      : description_(std::move(description)),
+  PipelineEngine(const Simulation& sim, std::string description, DeviceStream s, DeviceStream halo)
+      : sim_(sim),
+        description_(std::move(description)),
         pipe_(sim.sub_domain(), sim.reach(), sim.atoms().ntypes,
               dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), options(sim), s, halo),
         ops_(pipe_.atoms(), pipe_.stream()),
         halo_(pipe_.stream()),
         migration_(pipe_.atoms(), pipe_.stream()),
         checked_(migration_),
-        timeline_(pipe_.stream(), static_cast<int>(Phase::kCount)) {}
+        timeline_(pipe_.stream(), static_cast<int>(Phase::kCount)) {
+    report_device_errors_on_terminate();
+  }
+  ~PipelineEngine() override {
+    quiesce(pipe_.halo_stream(), pipe_.stream());  // before the halo's and the migration's buffers go
+    device_where().step = -1;  // no step of a finished run named by a later error
+    device_where().phase = nullptr;
+  }
 
   std::string describe() const override { return description_; }
 
@@ -62,27 +60,27 @@ class PipelineEngine final : public DeviceEngine {
   // device error names the step and this file's line.
   void upload(const AtomStore& a) override { TESSERA_DEVICE_CALL("upload", pipe_.upload(a)); }
   void upload_positions(const AtomStore& a) override {
-    TESSERA_DEVICE_CALL("upload_positions", device::upload_positions(a, pipe_.atoms()));
+    TESSERA_DEVICE_CALL("upload_positions", device::upload_positions(pipe_.stream(), a, pipe_.atoms()));
   }
   void upload_forces(const AtomStore& a) override {
-    TESSERA_DEVICE_CALL("upload_forces", device::upload_forces(a, pipe_.atoms()));
+    TESSERA_DEVICE_CALL("upload_forces", device::upload_forces(pipe_.stream(), a, pipe_.atoms()));
   }
   void download(AtomStore& a) const override { TESSERA_DEVICE_CALL("download", pipe_.download(a)); }
   void download_list(NeighborList& l) const override {
     const DeviceNeighborList& d = pipe_.list();
     const std::size_t n = static_cast<std::size_t>(pipe_.atoms().nlocal);
     l.builds = d.builds;
-    TESSERA_DEVICE_CALL("download_list", (detail::copy_to_host(d.x0, n, l.x0), detail::copy_to_host(d.y0, n, l.y0),
-                                          detail::copy_to_host(d.z0, n, l.z0)));
+    const DeviceStream& s = pipe_.stream();
+    TESSERA_DEVICE_CALL("download_list", (to_host(s, d.x0, n, l.x0), to_host(s, d.y0, n, l.y0),
+                                          to_host(s, d.z0, n, l.z0)));
     if (d.clustered) {
-      TESSERA_DEVICE_CALL("download_list", download_rows(d.clusters, pipe_.atoms(), pipe_.reach(), l));
+      TESSERA_DEVICE_CALL("download_list", download_rows(s, d.clusters, pipe_.atoms(), pipe_.reach(), l));
       return;
     }
     l.stride = d.stride;
     l.pad = 1;
-    TESSERA_DEVICE_CALL("download_list",
-                        (detail::copy_to_host(d.count, n, l.count),
-                         detail::copy_to_host(d.index, n * static_cast<std::size_t>(d.stride), l.index)));
+    TESSERA_DEVICE_CALL("download_list", (to_host(s, d.count, n, l.count),
+                                          to_host(s, d.index, n * static_cast<std::size_t>(d.stride), l.index)));
   }
 
   void rebuild() override { TESSERA_DEVICE_CALL("neighbour list rebuild", pipe_.rebuild()); }
@@ -132,7 +130,12 @@ class PipelineEngine final : public DeviceEngine {
   ThermoSums sums() const override { return TESSERA_DEVICE_CALL("thermo sums", pipe_.sums()); }
   AtomOps& ops() override { return ops_; }
   long long device_bytes_peak() const override { return device_memory().peak.load(); }
-  void mark_phase(int phase) override { TESSERA_DEVICE_CALL("phase mark", timeline_.mark(phase)); }
+  void mark_phase(int phase) override {
+    // What a device error reports, from here until the next mark.
+    device_where().step = sim_.step();
+    device_where().phase = phase_name(static_cast<Phase>(phase));
+    TESSERA_DEVICE_CALL("phase mark", timeline_.mark(phase));
+  }
   std::vector<double> device_phase_seconds() override {
     return TESSERA_DEVICE_CALL("phase times", timeline_.seconds());
   }
@@ -140,6 +143,7 @@ class PipelineEngine final : public DeviceEngine {
   const DeviceForcePipeline<Pot>& pipeline() const { return pipe_; }
 
  private:
+  const Simulation& sim_;  // owns this engine; read for the step a device error names
   std::string description_;
   DeviceForcePipeline<Pot> pipe_;
   DeviceAtomOps ops_;
@@ -176,8 +180,8 @@ class PipelineEngine final : public DeviceEngine {
 // The engine for `sim`'s potential, one of `Pots` (potential_list.hpp).
 template <class... Pots>
 std::unique_ptr<DeviceEngine> make_pipeline_engine(PotentialList<Pots...>, const Simulation& sim,
-                                                   const std::string& description, DeviceStream s = {},
-                                                   DeviceStream halo = {}) {
+                                                   const std::string& description, DeviceStream s,
+                                                   DeviceStream halo) {
   std::unique_ptr<DeviceEngine> e;
   const std::string& style = sim.deck().potential.style;
   ((style == Pots::name && !e ? (void)(e = std::make_unique<PipelineEngine<Pots>>(sim, description, s, halo))

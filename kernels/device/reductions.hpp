@@ -121,8 +121,8 @@ class OrderedSums {
   void sum(const DeviceStream& s, int n, const F& per_atom, double* out) {
     const long nblocks = ordered_sum::blocks(n);
     const std::size_t nb = static_cast<std::size_t>(nblocks);
-    resize_exact(lanes_, nb * ordered_sum::kLanes * NV);
-    resize_exact(blocks_, nb * NV);
+    resize_exact(s, lanes_, nb * ordered_sum::kLanes * NV);
+    resize_exact(s, blocks_, nb * NV);
     host_.resize(nb * NV);
     for_each_index(s, static_cast<int>(nblocks * ordered_sum::kLanes),
                    detail::LaneSums<NV, F>{n, per_atom, raw(lanes_)});

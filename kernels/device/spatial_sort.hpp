@@ -14,7 +14,7 @@ inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
 class SpatialSorter {
  public:
-  explicit SpatialSorter(DeviceStream s = {}) : stream_(s) {}
+  explicit SpatialSorter(DeviceStream s) : stream_(s) {}
 
   void sort(DeviceAtoms& a, const SubDomain& sd, double cell_size) {
     const CellGrid g = CellGrid::cover(sd.lo, sd.hi, cell_size);
@@ -25,19 +25,18 @@ class SpatialSorter {
     for (dvec<int>* v : {&a.type, &a.ix, &a.iy, &a.iz}) permute(*v, scratch_int_);
     for (dvec<double>* v : {&a.x, &a.y, &a.z, &a.vx, &a.vy, &a.vz, &a.fx, &a.fy, &a.fz, &a.pe, &a.virial})
       permute(*v, scratch_double_);
-    bins_.release_all();  // scratch: not held next to the list
+    bins_.release_all(stream_);  // scratch: not held next to the list
   }
 
  private:
   // v becomes v gathered by the bin order, cut to the local atoms, in
   // storage of exactly that size: the old storage (with room for ghosts) is
-  // given back, not passed on to the next array.
+  // given back (once the gather has read it), not passed on to the next array.
   template <class T>
   void permute(dvec<T>& v, dvec<T>& scratch) {
-    resize_exact(scratch, bins_.atoms.size());
+    resize_exact(stream_, scratch, bins_.atoms.size());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), v.begin(), scratch.begin());
-    v.swap(scratch);
-    release(scratch);
+    replace_with(stream_, v, scratch);
   }
 
   DeviceStream stream_;

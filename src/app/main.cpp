@@ -424,6 +424,10 @@ int main(int argc, char** argv) {
     if (!*e.what()) Communicator::world().barrier();
     // Rank 0 writes most files alone: the others must not wait for it forever.
     Communicator::world().abort(kExitIoFailed);
+  } catch (const DeviceError&) {
+    // Printed where it was met (kernels/device/device_error.hpp).
+    if (Communicator::world().parallel()) Communicator::world().abort(kExitInternal);
+    return kExitInternal;
   } catch (const std::exception& e) {
     fmt::print(stderr, "tessera: internal error: {}\n", e.what());
     // The other ranks may be waiting for this one in a collective.

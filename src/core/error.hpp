@@ -38,4 +38,13 @@ class IoError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The device failed (a CUDA error, device memory exhausted). The message,
+// naming the step, the phase and our call, was printed where the error was
+// met (kernels/device/device_error.hpp): the unwinding that follows can end
+// the process before main() could print it.
+class DeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace tessera

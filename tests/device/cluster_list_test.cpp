@@ -18,7 +18,7 @@ namespace {
 template <class Pot>
 std::map<AtomId, std::vector<Image>> cluster_sets(const Twin<Pot>& t) {
   NeighborList rows;
-  device::download_rows(t.dev.list().clusters, t.dev.atoms(), t.dev.reach(), rows);
+  device::download_rows(t.dev.stream(), t.dev.list().clusters, t.dev.atoms(), t.dev.reach(), rows);
   return neighbor_sets(t.device_atoms(), t.cpu.sd.global, host_list(rows));
 }
 
@@ -109,7 +109,7 @@ TEST_CASE("Cluster lists and their forces do not depend on the thread count", "[
     t.dev.compute_forces();
     omp_set_num_threads(before);
     NeighborList rows;
-    device::download_rows(t.dev.list().clusters, t.dev.atoms(), t.dev.reach(), rows);
+    device::download_rows(t.dev.stream(), t.dev.list().clusters, t.dev.atoms(), t.dev.reach(), rows);
     return std::make_pair(t.device_atoms(), rows.index);
   };
   const auto [one, list_one] = run_with(1);

@@ -9,8 +9,10 @@
 
 #include "device/device_atoms.hpp"
 #include "device/device_halo.hpp"
+#include "test_streams.hpp"
 
 using namespace tessera;
+using tessera::test::compute_stream;
 
 TEST_CASE("A halo swap to this rank itself stays on the device, and only the others go through the transport",
           "[device][halo]") {
@@ -44,8 +46,8 @@ TEST_CASE("A halo swap to this rank itself stays on the device, and only the oth
 
   for (HaloTransport t : {HaloTransport::kHostStaged, HaloTransport::kCudaAware}) {
     device::DeviceAtoms d;
-    device::upload_atoms(a, d);
-    device::DeviceHalo halo;
+    device::upload_atoms(compute_stream(), a, d);
+    device::DeviceHalo halo(compute_stream());
     halo.set_transport(t);
     halo.set(swaps);
     std::vector<std::size_t> carried;
@@ -57,7 +59,7 @@ TEST_CASE("A halo swap to this rank itself stays on the device, and only the oth
     };
     halo.refresh(d, echo);
     AtomStore back;
-    device::download_atoms(d, back);
+    device::download_atoms(compute_stream(), d, back);
     CHECK(carried == std::vector<std::size_t>{1});
     REQUIRE(back.nghost == 4);
     for (std::size_t k = 0; k < 2; ++k) {
@@ -93,7 +95,7 @@ TEST_CASE("Peer-copied swaps follow their send buffer across rebuilds, and re-ma
     a.y[i] = 0.5 + 2.0 * i;
     a.z[i] = 0.75 + 3.0 * i;
   }
-  device::DeviceHalo halo;
+  device::DeviceHalo halo(compute_stream());
   std::vector<std::vector<char>> handles;
   int signals = 0;
   SwapExchange self;
@@ -120,14 +122,14 @@ TEST_CASE("Peer-copied swaps follow their send buffer across rebuilds, and re-ma
     swaps[0].first = n;
     swaps[0].count = m;
     device::DeviceAtoms d;
-    device::upload_atoms(b, d);
+    device::upload_atoms(compute_stream(), b, d);
     halo.set(swaps);
     halo.set_peer_swaps({true});
     signals = 0;
     halo.refresh(d, self);
     CHECK(signals == 4);  // handshake: grows?, unmapped; the step: packed, copied
     AtomStore back;
-    device::download_atoms(d, back);
+    device::download_atoms(compute_stream(), d, back);
     REQUIRE(back.nghost == m);
     long long wrong = 0;
     for (std::size_t k = 0; k < m; ++k) {
@@ -166,8 +168,8 @@ TEST_CASE("A peer copy that fails is reported only after every swap has sent its
     swaps[k].count = m;
   }
   device::DeviceAtoms d;
-  device::upload_atoms(a, d);
-  device::DeviceHalo halo;
+  device::upload_atoms(compute_stream(), a, d);
+  device::DeviceHalo halo(compute_stream());
   halo.set(swaps);
   halo.set_peer_swaps({true, true});
   int signals = 0, handles = 0;
@@ -187,7 +189,7 @@ TEST_CASE("A peer copy that fails is reported only after every swap has sent its
   CHECK(signals == 8);  // both swaps: grows?, unmapped, packed, copied
   // The second swap still arrived.
   AtomStore back;
-  device::download_atoms(d, back);
+  device::download_atoms(compute_stream(), d, back);
   long long wrong = 0;
   for (std::size_t i = 0; i < m; ++i) wrong += back.y[n + m + i] != a.y[m + i];
   CHECK(wrong == 0);

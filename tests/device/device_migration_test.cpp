@@ -12,8 +12,10 @@
 #include "device/device_atoms.hpp"
 #include "device/device_migration.hpp"
 #include "domain/rank_grid.hpp"
+#include "test_streams.hpp"
 
 using namespace tessera;
+using tessera::test::compute_stream;
 
 namespace {
 
@@ -58,7 +60,7 @@ void require_same_atoms(const AtomStore& h, const AtomStore& d) {
 
 AtomStore downloaded(const device::DeviceAtoms& d) {
   AtomStore a;
-  device::download_atoms(d, a);
+  device::download_atoms(compute_stream(), d, a);
   return a;
 }
 
@@ -68,9 +70,9 @@ TEST_CASE("The device takes, adds, picks and images the atoms the host does, slo
           "[device][migration]") {
   AtomStore host = scattered(3000, 11);
   device::DeviceAtoms dev;
-  device::upload_atoms(host, dev);
+  device::upload_atoms(compute_stream(), host, dev);
   HostHaloAtoms h(host);
-  device::DeviceHaloAtoms d(dev, {});
+  device::DeviceHaloAtoms d(dev, compute_stream());
 
   // Migration along x out of the sub-box [3, 7): the leavers below and above,
   // in index order, and the others compacted in order.
@@ -136,14 +138,14 @@ TEST_CASE("A halo build on one rank through the device gives the host's ghosts a
     for (double* p : {&host.x[i], &host.y[i], &host.z[i]}) *p = *p < 0 ? *p + 10 : (*p >= 10 ? *p - 10 : *p);
   }
   device::DeviceAtoms dev;
-  device::upload_atoms(host, dev);
+  device::upload_atoms(compute_stream(), host, dev);
   RankGrid grid;
   grid.n = {1, 1, 1};
   const SubDomain sd = SubDomain::whole(box);
   HaloExchange on_host(grid, {0, 0, 0}, Communicator::world());
   HaloExchange on_device(grid, {0, 0, 0}, Communicator::world());
   on_host.build(host, sd, 2.8);
-  device::DeviceHaloAtoms d(dev, {});
+  device::DeviceHaloAtoms d(dev, compute_stream());
   on_device.build(d, sd, 2.8);
   require_same_atoms(host, downloaded(dev));
   REQUIRE(host.nghost > 1000);

@@ -21,6 +21,7 @@
 #include "potentials/morse.hpp"
 #include "potentials/pair_style_impl.hpp"
 #include "test_support.hpp"
+#include "test_streams.hpp"
 
 namespace tessera::test {
 
@@ -105,7 +106,7 @@ const std::vector<typename Pot::Params>& params_of(const Simulation& sim) {
 // path `backend: cuda` takes (Simulation::use_device), without a GPU.
 inline std::unique_ptr<Simulation> device_simulation(const std::string& deck_yaml) {
   auto sim = std::make_unique<Simulation>(deck_from(deck_yaml));
-  sim->use_device(device::make_pipeline_engine(Potentials{}, *sim, "device engine (tests)"));
+  sim->use_device(device::make_pipeline_engine(Potentials{}, *sim, "device engine (tests)", compute_stream(), halo_stream()));
   return sim;
 }
 
@@ -115,7 +116,7 @@ struct Twin {
       : sim(deck_from(deck_yaml)),
         cpu(sim),
         dev(sim.sub_domain(), sim.reach(), sim.atoms().ntypes, params_of<Pot>(sim),
-            {true, initial_stride, false, sim.deck().neighbor.layout == "clusters"}) {
+            {true, initial_stride, false, sim.deck().neighbor.layout == "clusters"}, compute_stream(), halo_stream()) {
     give_velocities(cpu.atoms);
     dev.upload(cpu.atoms);
   }

@@ -5,7 +5,6 @@
 #include <omp.h>
 
 #include <catch2/catch.hpp>
-#include <cerrno>
 #include <string>
 #include <utility>
 
@@ -105,17 +104,17 @@ TEST_CASE("device forces follow the CPU through ghost refreshes and a rebuild", 
 TEST_CASE("the device pipeline refuses inputs it cannot use", "[device]") {
   using Params = LJCut::Params;
   // Two types need a 3 x 3 table (row and column 0 unused).
-  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(2, std::vector<Params>(4)), std::invalid_argument);
-  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(0, std::vector<Params>(1)), std::invalid_argument);
-  CHECK_NOTHROW(device::DevicePairForces<LJCut>(2, std::vector<Params>(9)));
+  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(2, std::vector<Params>(4), compute_stream()), std::invalid_argument);
+  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(0, std::vector<Params>(1), compute_stream()), std::invalid_argument);
+  CHECK_NOTHROW(device::DevicePairForces<LJCut>(2, std::vector<Params>(9), compute_stream()));
   // An AtomStore whose arrays are shorter than its counts say.
   AtomStore a;
   a.resize_local(10);
   a.mass_of_type = {0.0, 1.0};
   device::DeviceAtoms d;
-  CHECK_NOTHROW(device::upload_atoms(a, d));
+  CHECK_NOTHROW(device::upload_atoms(compute_stream(), a, d));
   a.vz.resize(9);
-  CHECK_THROWS_WITH(device::upload_atoms(a, d), Catch::Contains("AtomStore::vz"));
+  CHECK_THROWS_WITH(device::upload_atoms(compute_stream(), a, d), Catch::Contains("AtomStore::vz"));
 }
 
 TEST_CASE("device lists and forces do not depend on the thread count", "[device]") {
@@ -146,31 +145,4 @@ TEST_CASE("device lists and forces do not depend on the thread count", "[device]
   CHECK(one.fz == three.fz);
   CHECK(one.pe == three.pe);
   CHECK(one.virial == three.virial);
-}
-
-TEST_CASE("A device error names our step, the file and the line", "[device]") {
-  std::string message;
-  const int line = __LINE__ + 2;
-  try {
-    TESSERA_DEVICE_CALL("test step", throw thrust::system_error(EINVAL, thrust::generic_category(), "simulated"));
-  } catch (const std::runtime_error& e) {
-    message = e.what();
-  }
-  INFO(message);
-  CHECK(message.rfind("device error in test step (", 0) == 0);
-  CHECK(message.find(std::string(__FILE__) + ":" + std::to_string(line) + "): ") != std::string::npos);
-  CHECK(message.find("simulated") != std::string::npos);
-
-  // Memory running out (Thrust's bad_alloc) is named too, with what helps.
-  message.clear();
-  const int line2 = __LINE__ + 2;
-  try {
-    TESSERA_DEVICE_CALL("test allocation", throw std::bad_alloc());
-  } catch (const std::runtime_error& e) {
-    message = e.what();
-  }
-  INFO(message);
-  CHECK(message.rfind("out of memory in test allocation (", 0) == 0);
-  CHECK(message.find(std::string(__FILE__) + ":" + std::to_string(line2) + "): ") != std::string::npos);
-  CHECK(message.find("tessera plan") != std::string::npos);
 }

@@ -24,7 +24,13 @@
 // every rebuild stop the run, naming the step and the rank. `far` instead
 // puts rank 0's first leaver three sub-box widths away, beyond any
 // neighbour, which migration must refuse by name.
+// TESSERA_HOSTDEV_DEVICE_FAULT=N makes the N-th force computation fail as a
+// GPU's illegal memory access would (a thrust::system_error inside our
+// device call), so the e2e test can watch the message name the step, the
+// phase and the call, once, and the outputs keep what was written.
 #include <fmt/format.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstdlib>
@@ -82,6 +88,29 @@ class BrokenPeerEngine final : public ExchangeTamperingEngine {
     };
     return broken;
   }
+};
+
+class FaultyDeviceEngine final : public ForwardingEngine {
+ public:
+  FaultyDeviceEngine(std::unique_ptr<DeviceEngine> e, long at) : ForwardingEngine(std::move(e)), at_(at) {}
+  void compute_forces() override {
+    fail_if_due();
+    ForwardingEngine::compute_forces();
+  }
+  void refresh_and_compute(const SwapExchange* exchange) override {
+    fail_if_due();
+    ForwardingEngine::refresh_and_compute(exchange);
+  }
+
+ private:
+  void fail_if_due() {
+    if (++calls_ != at_) return;
+    TESSERA_DEVICE_CALL("pair forces (injected fault)",
+                        throw thrust::system_error(EFAULT, thrust::generic_category(),
+                                                   "for_each: failed to synchronize: an illegal memory access was "
+                                                   "encountered (injected by TESSERA_HOSTDEV_DEVICE_FAULT)"));
+  }
+  long at_, calls_ = 0;
 };
 
 class HostRebuildEngine final : public ForwardingEngine {
@@ -164,11 +193,14 @@ DeviceReport probe_devices() {
 
 std::unique_ptr<DeviceEngine> make_device_engine(const Simulation& sim, int gpu) {
   auto engine = device::make_pipeline_engine(Potentials{}, sim,
-                                             fmt::format("cuda, GPU {} (Thrust OpenMP host device, test build)", gpu));
+                                             fmt::format("cuda, GPU {} (Thrust OpenMP host device, test build)", gpu),
+                                             device::DeviceStream::create(), device::DeviceStream::create());
   if (env_is_1("TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI"))
     engine = std::make_unique<BrokenCudaAwareEngine>(std::move(engine));
   if (env_is_1("TESSERA_HOSTDEV_BROKEN_PEER_COPIES")) engine = std::make_unique<BrokenPeerEngine>(std::move(engine));
   if (env_is_1("TESSERA_HOSTDEV_HOST_REBUILD")) engine = std::make_unique<HostRebuildEngine>(std::move(engine));
+  if (const char* at = std::getenv("TESSERA_HOSTDEV_DEVICE_FAULT"))
+    engine = std::make_unique<FaultyDeviceEngine>(std::move(engine), std::stol(at));
   const char* fault = std::getenv("TESSERA_HOSTDEV_MIGRATION_FAULT");
   const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
   if (fault && (!rank || std::strcmp(rank, "0") == 0)) {

@@ -40,7 +40,7 @@ TEST_CASE("Mixed-precision forces on the device are within 1e-5 of the CPU's dou
     t.rebuild();
     t.cpu.compute_forces();
     device::DeviceForcePipeline<Pot> mixed(t.sim.sub_domain(), t.sim.reach(), t.sim.atoms().ntypes,
-                                           params_of<Pot>(t.sim), {true, 64, true});
+                                           params_of<Pot>(t.sim), {true, 64, true}, compute_stream(), halo_stream());
     mixed.upload(t.cpu.atoms);
     mixed.rebuild();
     mixed.compute_forces();

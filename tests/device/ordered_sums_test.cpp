@@ -13,8 +13,10 @@
 #include "device/device_atoms.hpp"
 #include "device/reductions.hpp"
 #include "thermo/thermo.hpp"
+#include "test_streams.hpp"
 
 using namespace tessera;
+using tessera::test::compute_stream;
 
 namespace {
 
@@ -57,9 +59,9 @@ TEST_CASE("The device's thermo sums are the CPU's, bit for bit, for any atom and
     INFO("atoms: " << n);
     const AtomStore a = spread_atoms(n);
     device::DeviceAtoms d;
-    device::upload_atoms(a, d);
+    device::upload_atoms(compute_stream(), a, d);
     device::OrderedSums sums;
-    const device::DeviceStream s;
+    const device::DeviceStream& s = compute_stream();
 
     const ThermoSums cpu1 = with_threads(1, [&] { return sum_thermo(a); });
     const ThermoSums cpu2 = with_threads(2, [&] { return sum_thermo(a); });

@@ -191,7 +191,7 @@ TEST_CASE("Atoms come back from the device only when something reads them", "[de
   device::device_memory().reset_peak();  // this run's peak, not an earlier test's
   const std::string deck = run_deck(kCases[0].integrator, kCases[0].neighbor);
   Simulation sim(deck_from(deck));
-  auto owned = std::make_unique<CountingEngine>(device::make_pipeline_engine(Potentials{}, sim, "counted"));
+  auto owned = std::make_unique<CountingEngine>(device::make_pipeline_engine(Potentials{}, sim, "counted", compute_stream(), halo_stream()));
   CountingEngine& engine = *owned;
   sim.use_device(std::move(owned));
   ThermoLog thermo;  // thermo every step: device sums, no copies
@@ -224,7 +224,7 @@ TEST_CASE("The device's time is booked to the phase that queued it", "[device][s
   // timer's for the same phase: a mark booked to the wrong phase, or a phase
   // never closed, shows here. (On a GPU the two columns differ by design.)
   Simulation sim(deck_from(run_deck(kCases[0].integrator, kCases[0].neighbor)));
-  sim.use_device(device::make_pipeline_engine(Potentials{}, sim, "timed"));
+  sim.use_device(device::make_pipeline_engine(Potentials{}, sim, "timed", compute_stream(), halo_stream()));
   sim.run(60, nullptr);
   const std::vector<double> dev = sim.device_phase_seconds();
   REQUIRE(dev.size() == static_cast<std::size_t>(Phase::kCount));

@@ -137,14 +137,14 @@ TEST_CASE("Langevin forces on the device are the CPU's, bit for bit", "[device][
   std::fill(cpu.fy.begin(), cpu.fy.end(), 0.0);
   std::fill(cpu.fz.begin(), cpu.fz.end(), 0.0);
   device::DeviceAtoms dev;
-  device::upload_atoms(cpu, dev);
+  device::upload_atoms(compute_stream(), cpu, dev);
   Integrator integrator(sim.deck().integrator, sim.natoms());
   CpuAtomOps cpu_ops(cpu);
-  device::DeviceAtomOps dev_ops(dev);
+  device::DeviceAtomOps dev_ops(dev, compute_stream());
   integrator.post_force(cpu_ops, 17);
   integrator.post_force(dev_ops, 17);
   AtomStore back;
-  device::download_atoms(dev, back);
+  device::download_atoms(compute_stream(), dev, back);
   long differ = 0;
   for (std::size_t i = 0; i < cpu.nlocal; ++i)
     differ += back.fx[i] != cpu.fx[i] || back.fy[i] != cpu.fy[i] || back.fz[i] != cpu.fz[i];

@@ -21,7 +21,8 @@
 #  - the cluster list (neighbor.layout: clusters) on 1 and 4 ranks gives the
 #    CPU's thermo too;
 #  - MDAnalysis reads the trajectory the device run wrote;
-#  - a blow-up on the device stops with exit 3 and the CPU's message.
+#  - a blow-up on the device stops with exit 3 and the CPU's message;
+#  - a device error is printed once, with the step, the phase and our call.
 # Arguments: tessera_hostdev, tessera (the CPU program), source root.
 set -uo pipefail
 # shellcheck source=/dev/null
@@ -422,5 +423,16 @@ check "blow-up on the device: exit 3" test $? -eq 3
 deck boom-cpu 200 "{style: nve, dt: 0.03}" cpu
 "$cpu" run boom-cpu.yaml > boom-cpu.out 2> boom-cpu.err
 check "blow-up: the same message as the CPU backend" cmp -s boom.err boom-cpu.err
+
+# A device error (an illegal address met in the 26th force computation, at
+# step 25): printed once where it was met, naming the step, the phase and
+# our call; exit 1; the thermo written before it kept.
+deck fault 200 "{style: nve, dt: 0.005}"
+TESSERA_HOSTDEV_DEVICE_FAULT=26 "$dev" run fault.yaml > fault.out 2> fault.err
+check "device error: exit 1" test $? -eq 1
+check "device error: one message naming step, phase and call" test "$(grep -c . fault.err)" -eq 1
+check "device error: the message" grep -q \
+  '^tessera: device error at step 25, phase Pair, in pair forces (injected fault) (.*hostdev_backend.cpp:[0-9]*): .*illegal memory access' fault.err
+check "device error: thermo up to step 20 kept" test "$(tail -1 fault.csv | cut -d, -f1)" = 20
 
 exit $fail
