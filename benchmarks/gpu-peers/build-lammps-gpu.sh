@@ -6,7 +6,7 @@
 #   bash benchmarks/gpu-peers/build-lammps-gpu.sh [double|mixed|both]   (default: both)
 #
 # Environment:
-#   TESSERA_PEERS_CACHE  cache root (default /work/.cache/tessera-peers)
+#   TESSERA_PEERS_CACHE  cache root (default .cache/tessera-peers beside the checkout)
 #   JOBS                 make -j (default 1)
 #   NICE                 nice level (default 19)
 #   CUDA_HOME            CUDA toolkit (default /usr/local/cuda)
@@ -18,7 +18,9 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE="${TESSERA_PEERS_CACHE:-/work/.cache/tessera-peers}"
+# Beside the checkout, never in it: fetched and built code stays out of the repository.
+OUTSIDE="$(cd "$HERE/../../.." && pwd)"
+CACHE="${TESSERA_PEERS_CACHE:-$OUTSIDE/.cache/tessera-peers}"
 JOBS="${JOBS:-1}"
 NICE="${NICE:-19}"
 CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"

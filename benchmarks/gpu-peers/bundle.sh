@@ -24,14 +24,17 @@
 # on without peers.
 #
 # Environment:
-#   TESSERA_PEERS_CACHE  default /work/.cache/tessera-peers
-#   GAMDPY_GIT_DIR       default /work/.mirror/jklust+gamdpy/repo (the fetch tool's copy)
+#   TESSERA_PEERS_CACHE  default .cache/tessera-peers beside the checkout
+#   GAMDPY_GIT_DIR       default .mirror/jklust+gamdpy/repo beside the checkout (where the
+#                        search tool's fetch puts its copy)
 #   PEERS_LIMIT_MIB      default 25
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE="${TESSERA_PEERS_CACHE:-/work/.cache/tessera-peers}"
-GAMDPY_GIT_DIR="${GAMDPY_GIT_DIR:-/work/.mirror/jklust+gamdpy/repo}"
+# Beside the checkout, never in it: fetched and built code stays out of the repository.
+OUTSIDE="$(cd "$HERE/../../.." && pwd)"
+CACHE="${TESSERA_PEERS_CACHE:-$OUTSIDE/.cache/tessera-peers}"
+GAMDPY_GIT_DIR="${GAMDPY_GIT_DIR:-$OUTSIDE/.mirror/jklust+gamdpy/repo}"
 LIMIT_MIB="${PEERS_LIMIT_MIB:-25}"
 
 DEST_MADE=0
