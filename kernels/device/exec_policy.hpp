@@ -322,9 +322,10 @@ void assign(const DeviceStream& s, dvec<T>& d, const std::vector<T>& h) {
   d.assign(h.begin(), h.end());
 }
 
-// Copies between device and host memory queued on stream `s` only (not the
-// legacy default stream, which would wait for every blocking stream's work,
-// the forces on the other stream included). The copy to the host returns
+// Copies between device and host memory queued on stream `s` only, so they
+// are ordered after what `s` queued and nothing else (a copy on a default
+// stream would not be ordered with `s` at all, or, with blocking streams,
+// would wait for the forces on the other stream too). The copy to the host returns
 // once the data is there; the copy to the device is ordered before what is
 // queued on `s` next, and `h` must stay untouched until that has run (with
 // pinned memory the copy really is asynchronous).
