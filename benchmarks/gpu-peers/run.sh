@@ -284,7 +284,8 @@ lammps_probe() {
     LMP_LD=""
     out=$(timeout -k 5 30 "$HERE/lammps/bin/lmp-$p" -h 2>&1 | head -40)
   fi
-  if ! echo "$out" | grep -q 'Large-scale Atomic/Molecular Massively Parallel Simulator'; then
+  # A binary that starts prints its GPU package's build in its help.
+  if ! echo "$out" | grep -q '^GPU package API:'; then
     LMP_WHY="lmp -h failed: $(echo "$out" | grep -v '^$' | head -1 | cut -c1-150)"
     return 1
   fi
