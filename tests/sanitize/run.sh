@@ -2,6 +2,7 @@
 # The whole test suite (minus the `long` label) under AddressSanitizer +
 # UndefinedBehaviorSanitizer + LeakSanitizer, CPU backend (issue 8):
 #   bash tests/sanitize/run.sh BUILD_DIR [CTEST ARGS...]
+# (the device_omp unit tests and slurm.requeue are left out: see below).
 # Configures BUILD_DIR with -DTESSERA_CUDA=OFF -DTESSERA_SANITIZE=ON (gcc,
 # through scripts/build.sh), builds, and runs ctest there. Extra arguments go
 # to ctest (e.g. -R e2e.mpi to run one test).
@@ -29,7 +30,13 @@ mkdir -p "$build"
 build=$(cd "$build" && pwd)
 started=$SECONDS
 
+# The device_omp unit tests are left out (TESSERA_DEVICE_UNIT_TESTS=OFF):
+# their Thrust-heavy sources took most of the sanitized build (1,247 s of
+# CI's 70 minutes, 2026-11-26), while the same device pipeline still runs
+# sanitized end to end through tessera_hostdev (e2e.device_backend), and the
+# unit tests themselves run unsanitized in the main suite.
 TESSERA_BUILD_DIR=$build bash "$root/scripts/build.sh" -DTESSERA_CUDA=OFF -DTESSERA_SANITIZE=ON \
+  -DTESSERA_DEVICE_UNIT_TESTS=OFF \
   > "$build/sanitize-build.log" 2>&1 || { tail -n 40 "$build/sanitize-build.log"; exit 2; }
 echo "sanitize: build done after $((SECONDS - started)) s"
 
@@ -81,7 +88,12 @@ export -f ulimit
 cd "$build"
 # The sanitizers make the engine some 3-10 times slower; tests without their
 # own TIMEOUT get 1 hour instead of ctest's 1,500 s default.
-ctest --output-on-failure --parallel "$(nproc)" --label-exclude long --timeout 3600 "$@"
+# slurm.requeue is left out: it runs alone (RUN_SERIAL) and took 382 s
+# sanitized, a sixth of the stage, for engine code (signals, checkpoints,
+# restarts) that e2e.stop, e2e.kill and e2e.restart run sanitized already;
+# it runs unsanitized in the main suite.
+ctest --output-on-failure --parallel "$(nproc)" --label-exclude long --exclude-regex '^slurm\.requeue$' \
+  --timeout 3600 "$@"
 rc=$?
 echo "sanitize: ctest exit code $rc after $((SECONDS - started)) s in all"
 
