@@ -19,15 +19,11 @@ struct DeviceAtoms {
   int ntypes = 1;
   dvec<double> mass_of_type;  // index 0 unused, as in AtomStore
 
-  // Local and ghost.
-  dvec<AtomId> id;
-  dvec<int> type;
-  dvec<double> x, y, z;
-  // Local only.
-  dvec<double> vx, vy, vz;
-  dvec<double> fx, fy, fz;
-  dvec<int> ix, iy, iz;
-  dvec<double> pe, virial;
+  // One array per entry of the field registry (atoms/atom_fields.hpp),
+  // as in AtomStore: the ghost fields hold locals then ghosts.
+#define TESSERA_DEVICE_FIELD(member, T, name, component, width, roles) dvec<T> member;
+  TESSERA_ATOM_FIELDS(TESSERA_DEVICE_FIELD)
+#undef TESSERA_DEVICE_FIELD
 
   int nall() const { return nlocal + nghost; }
 
@@ -36,11 +32,24 @@ struct DeviceAtoms {
   void resize_ghosts(const DeviceStream& s, int n) {
     nghost = n;
     const std::size_t all = static_cast<std::size_t>(nlocal) + n;
-    resize_exact(s, id, all);
-    resize_exact(s, type, all);
-    resize_exact(s, x, all);
-    resize_exact(s, y, all);
-    resize_exact(s, z, all);
+    for_each_field(*this, kFieldGhost, [&](auto& v, FieldInfo) { resize_exact(s, v, all); });
+  }
+};
+
+// Scratch arrays, one per element type the registry uses, for the walks
+// over fields that gather into scratch and swap it in (sort, migration):
+// of(v) is the scratch of v's element type.
+struct FieldScratch {
+  dvec<AtomId> ids;
+  dvec<int> ints;
+  dvec<double> doubles;
+  dvec<AtomId>& of(const dvec<AtomId>&) { return ids; }
+  dvec<int>& of(const dvec<int>&) { return ints; }
+  dvec<double>& of(const dvec<double>&) { return doubles; }
+  void release_all(const DeviceStream& s) {
+    release(s, ids);
+    release(s, ints);
+    release(s, doubles);
   }
 };
 
@@ -48,7 +57,8 @@ namespace detail {
 
 template <class T>
 void to_device(const DeviceStream& s, const std::vector<T>& h, std::size_t n, dvec<T>& d, const char* name) {
-  if (h.size() < n) throw std::invalid_argument(std::string("upload_atoms: AtomStore::") + name + " is too short");
+  if (h.size() < n)
+    throw std::invalid_argument(std::string("upload_atoms: AtomStore::") + name + " is too short");
   synchronize(s);
   d.assign(h.begin(), h.begin() + static_cast<long>(n));
 }
@@ -66,22 +76,9 @@ inline void upload_atoms(const DeviceStream& s, const AtomStore& a, DeviceAtoms&
   d.nghost = static_cast<int>(a.nghost);
   d.ntypes = a.ntypes;
   detail::to_device(s, a.mass_of_type, a.mass_of_type.size(), d.mass_of_type, "mass_of_type");
-  detail::to_device(s, a.id, na, d.id, "id");
-  detail::to_device(s, a.type, na, d.type, "type");
-  detail::to_device(s, a.x, na, d.x, "x");
-  detail::to_device(s, a.y, na, d.y, "y");
-  detail::to_device(s, a.z, na, d.z, "z");
-  detail::to_device(s, a.vx, nl, d.vx, "vx");
-  detail::to_device(s, a.vy, nl, d.vy, "vy");
-  detail::to_device(s, a.vz, nl, d.vz, "vz");
-  detail::to_device(s, a.fx, nl, d.fx, "fx");
-  detail::to_device(s, a.fy, nl, d.fy, "fy");
-  detail::to_device(s, a.fz, nl, d.fz, "fz");
-  detail::to_device(s, a.ix, nl, d.ix, "ix");
-  detail::to_device(s, a.iy, nl, d.iy, "iy");
-  detail::to_device(s, a.iz, nl, d.iz, "iz");
-  detail::to_device(s, a.pe, nl, d.pe, "pe");
-  detail::to_device(s, a.virial, nl, d.virial, "virial");
+  zip_fields(a, d, kAnyField, [&](const auto& h, auto& v, FieldInfo f) {
+    detail::to_device(s, h, f.has(kFieldGhost) ? na : nl, v, f.member);
+  });
 }
 
 namespace detail {
@@ -115,22 +112,9 @@ inline void download_atoms(const DeviceStream& s, const DeviceAtoms& d, AtomStor
   a.nghost = d.nghost;
   a.ntypes = d.ntypes;
   to_host(s, d.mass_of_type, d.mass_of_type.size(), a.mass_of_type);
-  to_host(s, d.id, na, a.id);
-  to_host(s, d.type, na, a.type);
-  to_host(s, d.x, na, a.x);
-  to_host(s, d.y, na, a.y);
-  to_host(s, d.z, na, a.z);
-  to_host(s, d.vx, nl, a.vx);
-  to_host(s, d.vy, nl, a.vy);
-  to_host(s, d.vz, nl, a.vz);
-  to_host(s, d.fx, nl, a.fx);
-  to_host(s, d.fy, nl, a.fy);
-  to_host(s, d.fz, nl, a.fz);
-  to_host(s, d.ix, nl, a.ix);
-  to_host(s, d.iy, nl, a.iy);
-  to_host(s, d.iz, nl, a.iz);
-  to_host(s, d.pe, nl, a.pe);
-  to_host(s, d.virial, nl, a.virial);
+  zip_fields(d, a, kAnyField, [&](const auto& v, auto& h, FieldInfo f) {
+    to_host(s, v, f.has(kFieldGhost) ? na : nl, h);
+  });
 }
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

@@ -11,8 +11,9 @@
 //   packed: the sender's buffer holds this step's positions;
 //   copied: the receiver has them, so the sender may pack over them.
 // At a rebuild the sender's buffer may have to grow: the receiver unmaps it
-// first, and the handles travel again. Only the halo's positions move, not
-// the atoms.
+// first, and the handles travel again. Only the halo's values move, not
+// the atoms: positions every step, and any other per-atom quantity a force
+// needs on its ghosts (forward()).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -25,34 +26,49 @@
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
+// One per-atom quantity as the halo forwards it: `width` arrays (locals,
+// then ghosts) of one value per atom each. Positions are x, y, z with
+// `periodic` set: a swap across the periodic boundary adds its shift to
+// component `dim`; any other quantity (a many-body intermediate) travels
+// unchanged.
+struct HaloFields {
+  static constexpr int kMaxWidth = 4;
+  double* v[kMaxWidth] = {nullptr, nullptr, nullptr, nullptr};
+  int width = 0;
+  bool periodic = false;
+};
+
+inline HaloFields halo_positions(double* x, double* y, double* z) {
+  HaloFields f;
+  f.v[0] = x, f.v[1] = y, f.v[2] = z;
+  f.width = 3;
+  f.periodic = true;
+  return f;
+}
+
 namespace detail {
 
 struct PackHalo {
   const int* send;
   int dim;
   double shift;  // the CPU's `coord + (e == dim ? shift : 0.0)`, to the bit
-  const double* x;
-  const double* y;
-  const double* z;
+  HaloFields f;
   double* out;
   TESSERA_HD void operator()(int k) const {
     const int i = send[k];
-    out[3 * k] = x[i] + (dim == 0 ? shift : 0.0);
-    out[3 * k + 1] = y[i] + (dim == 1 ? shift : 0.0);
-    out[3 * k + 2] = z[i] + (dim == 2 ? shift : 0.0);
+    for (int e = 0; e < f.width; ++e) {
+      const double v = f.v[e][i];
+      out[f.width * k + e] = f.periodic ? v + (dim == e ? shift : 0.0) : v;
+    }
   }
 };
 
 struct UnpackHalo {
   const double* in;
   int first;
-  double* x;
-  double* y;
-  double* z;
+  HaloFields f;
   TESSERA_HD void operator()(int k) const {
-    x[first + k] = in[3 * k];
-    y[first + k] = in[3 * k + 1];
-    z[first + k] = in[3 * k + 2];
+    for (int e = 0; e < f.width; ++e) f.v[e][first + k] = in[f.width * k + e];
   }
 };
 
@@ -100,8 +116,8 @@ class DeviceHalo {
       // A swap to this rank itself unpacks straight from its packed buffer:
       // no receive buffer, no host copies, no message.
       const bool self = swaps[k].self;
-      const std::size_t n_out = 3 * swaps[k].send.size(),
-                        n_in = self ? 0 : 3 * static_cast<std::size_t>(swaps[k].count);
+      const std::size_t n_out = kBufferWidth * swaps[k].send.size(),
+                        n_in = self ? 0 : kBufferWidth * static_cast<std::size_t>(swaps[k].count);
       if (self && swaps[k].count != swaps[k].send.size())
         throw std::logic_error("device halo: a swap to this rank itself receives what it sends");
       // A peer-copied swap's packed buffer may be mapped by its receiver:
@@ -123,10 +139,23 @@ class DeviceHalo {
     if (handshake_failed_.empty()) handshake_failed_ = std::move(f);
   }
 
-  // Swap by swap, in order (a swap may forward ghosts of the ones before),
-  // on stream `on` (the pipeline's halo stream when overlapped).
+  // The ghosts' positions, swap by swap, in order (a swap may forward
+  // ghosts of the ones before), on stream `on` (the pipeline's halo stream
+  // when overlapped).
   void refresh(DeviceAtoms& a, const SwapExchange& exchange) { refresh(a, exchange, stream_); }
   void refresh(DeviceAtoms& a, const SwapExchange& exchange, const DeviceStream& on) {
+    forward(halo_positions(raw(a.x), raw(a.y), raw(a.z)), exchange, on);
+  }
+
+  // Any per-atom quantity to the ghosts the same way, through the same
+  // transport and buffers (up to kBufferWidth values per atom): positions
+  // are its first client, a many-body potential's intermediates the next.
+  // The transport gets width * send.size() values out and width * count in
+  // (SwapExchange::values; positions go through SwapExchange::positions).
+  void forward(const HaloFields& f, const SwapExchange& exchange, const DeviceStream& on) {
+    if (f.width < 1 || f.width > kBufferWidth)
+      throw std::invalid_argument("device halo: a forwarded quantity has 1 to " + std::to_string(kBufferWidth) +
+                                  " values per atom, not " + std::to_string(f.width));
     prepare(exchange);
     // A peer copy that fails is reported after every swap has run, so no
     // partner waits for a signal this rank never sends.
@@ -137,30 +166,39 @@ class DeviceHalo {
       const int n = static_cast<int>(s.send.size());
       // A peer buffer the handshake failed to grow is not packed; the
       // receiver, sent no handle, fails its copy and says so.
-      if (out_[k].size() == 3 * s.send.size())
-        for_each_index(on, n,
-                       detail::PackHalo{raw(send_[k]), s.dim, s.shift, raw(a.x), raw(a.y), raw(a.z), raw(out_[k])});
+      if (out_[k].size() == kBufferWidth * s.send.size())
+        for_each_index(on, n, detail::PackHalo{raw(send_[k]), s.dim, s.shift, f, raw(out_[k])});
       if (s.self) {
         // nothing to send: the packed buffer is what arrives
       } else if (peer(k)) {
-        const std::string f = pull(k, exchange, on);
-        if (failed.empty()) failed = f;
+        const std::string pf = pull(k, static_cast<std::size_t>(f.width) * s.count, exchange, on);
+        if (failed.empty()) failed = pf;
       } else if (transport_ == HaloTransport::kCudaAware) {
         synchronize(on);  // MPI reads the packed buffer from here on
-        exchange.positions(k, raw(out_[k]), raw(in_[k]));
+        send(exchange, k, f, raw(out_[k]), raw(in_[k]));
       } else {
         copy_to_host(on, out_[k], host_out_[k].data());  // device -> pinned host: the packed halo
-        exchange.positions(k, host_out_[k].data(), host_in_[k].data());
-        copy_to_device(on, host_in_[k].data(), in_[k]);  // pinned host -> device: the ghosts' positions
+        send(exchange, k, f, host_out_[k].data(), host_in_[k].data());
+        copy_to_device(on, host_in_[k].data(), in_[k]);  // pinned host -> device: the ghosts' values
       }
       const double* arrived = raw(s.self ? out_[k] : in_[k]);
-      for_each_index(on, static_cast<int>(s.count),
-                     detail::UnpackHalo{arrived, static_cast<int>(s.first), raw(a.x), raw(a.y), raw(a.z)});
+      for_each_index(on, static_cast<int>(s.count), detail::UnpackHalo{arrived, static_cast<int>(s.first), f});
     }
     if (!failed.empty()) throw std::runtime_error(failed);
   }
 
  private:
+  // Values per atom each swap's buffers hold: positions' 3, or a forwarded
+  // quantity of up to this width.
+  static constexpr std::size_t kBufferWidth = 3;
+
+  static void send(const SwapExchange& exchange, std::size_t k, const HaloFields& f, const double* out, double* in) {
+    if (f.periodic && f.width == 3)
+      exchange.positions(k, out, in);
+    else
+      exchange.values(k, f.width, out, in);
+  }
+
   DeviceStream stream_;
   HaloTransport transport_ = HaloTransport::kHostStaged;
   std::vector<HaloSwap> swaps_;
@@ -190,7 +228,7 @@ class DeviceHalo {
         continue;
       }
       const HaloSwap& s = swaps_[k];
-      const std::size_t n_out = 3 * s.send.size();
+      const std::size_t n_out = kBufferWidth * s.send.size();
       // Never an empty allocation: its handle would name nothing.
       const bool grow = out_[k].capacity() == 0 || n_out > out_[k].capacity();
       const double sender_grows = exchange.signal(s.to, grow ? 1.0 : 0.0, s.from);
@@ -226,13 +264,13 @@ class DeviceHalo {
   // Swap k by peer copy: this rank's packed buffer is read by s.to, and
   // this rank reads s.from's. A failed copy still sends its signal, so the
   // partner never waits for one that does not come. Returns the failure.
-  std::string pull(std::size_t k, const SwapExchange& exchange, const DeviceStream& on) {
+  std::string pull(std::size_t k, std::size_t values, const SwapExchange& exchange, const DeviceStream& on) {
     const HaloSwap& s = swaps_[k];
     synchronize(on);  // the packed buffer is complete before the receiver is told
     (void)exchange.signal(s.to, 1.0, s.from);
     std::string failed;
     try {
-      imports_.at(k).pull(on, raw(in_[k]), in_[k].size());
+      imports_.at(k).pull(on, raw(in_[k]), values);
     } catch (const std::exception& e) {
       failed = e.what();
     }

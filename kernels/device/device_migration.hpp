@@ -78,17 +78,18 @@ class DeviceHaloAtoms final : public HaloAtoms {
     const int m = select(static_cast<int>(n), detail::NearBound{coord(d), bound, dir});
     out.resize(static_cast<std::size_t>(m));
     to_host(stream_, index_, static_cast<std::size_t>(m), picked);
-    resize_exact(stream_, id_, m);
-    resize_exact(stream_, int_, m);
-    resize_exact(stream_, double_, 3 * static_cast<std::size_t>(m));
-    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.id.begin(), id_.begin());
-    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.type.begin(), int_.begin());
+    resize_exact(stream_, scratch_.ids, m);
+    resize_exact(stream_, scratch_.ints, m);
+    resize_exact(stream_, scratch_.doubles, 3 * static_cast<std::size_t>(m));
+    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.id.begin(), scratch_.ids.begin());
+    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.type.begin(), scratch_.ints.begin());
     // The halo refresh's own packing, so a ghost's first position is the
     // one every later refresh would give it.
-    for_each_index(stream_, m, detail::PackHalo{raw(index_), d, shift, raw(a_.x), raw(a_.y), raw(a_.z), raw(double_)});
-    to_host(stream_, id_, static_cast<std::size_t>(m), out.id);
-    to_host(stream_, int_, static_cast<std::size_t>(m), out.type);
-    to_host(stream_, double_, 3 * static_cast<std::size_t>(m), out.pos);
+    for_each_index(stream_, m, detail::PackHalo{raw(index_), d, shift, halo_positions(raw(a_.x), raw(a_.y), raw(a_.z)),
+                                                 raw(scratch_.doubles)});
+    to_host(stream_, scratch_.ids, static_cast<std::size_t>(m), out.id);
+    to_host(stream_, scratch_.ints, static_cast<std::size_t>(m), out.type);
+    to_host(stream_, scratch_.doubles, 3 * static_cast<std::size_t>(m), out.pos);
   }
 
   void add_ghosts(const GhostRecords& in) override {
@@ -96,9 +97,9 @@ class DeviceHaloAtoms final : public HaloAtoms {
     const int first = add_ghost_slots(m);
     to_device(stream_, in.id, a_.id, static_cast<std::size_t>(first));
     to_device(stream_, in.type, a_.type, static_cast<std::size_t>(first));
-    resize_exact(stream_, double_, in.pos.size());
-    to_device(stream_, in.pos, double_);
-    for_each_index(stream_, m, detail::UnpackHalo{raw(double_), first, raw(a_.x), raw(a_.y), raw(a_.z)});
+    resize_exact(stream_, scratch_.doubles, in.pos.size());
+    to_device(stream_, in.pos, scratch_.doubles);
+    for_each_index(stream_, m, detail::UnpackHalo{raw(scratch_.doubles), first, halo_positions(raw(a_.x), raw(a_.y), raw(a_.z))});
   }
 
   void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override {
@@ -121,10 +122,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
     download_locals(nabove, above);
     if (nbelow + nabove == 0) return;
     const int kept = select(n, detail::OnSide{coord(d), lo, hi, 0});
-    permute(a_.id, id_, kept);
-    for (dvec<int>* v : {&a_.type, &a_.ix, &a_.iy, &a_.iz}) permute(*v, int_, kept);
-    for (dvec<double>* v : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.fx, &a_.fy, &a_.fz, &a_.pe, &a_.virial})
-      permute(*v, double_, kept);
+    for_each_field(a_, kAnyField, [&](auto& v, FieldInfo) { permute(v, scratch_.of(v), kept); });
     a_.nlocal = kept;
   }
 
@@ -133,14 +131,14 @@ class DeviceHaloAtoms final : public HaloAtoms {
     const std::size_t base = static_cast<std::size_t>(a_.nlocal), n = in.nlocal;
     if (base + n > static_cast<std::size_t>(INT_MAX))
       throw std::invalid_argument("device migration: more atoms on one rank than an int can index");
-    // Forces, energies and virials of the arrivals start at zero: a rebuild
-    // is followed by a force computation.
-    for (dvec<double>* v : {&a_.fx, &a_.fy, &a_.fz, &a_.pe, &a_.virial}) resize_exact(stream_, *v, base + n);
-    grow(in.id, a_.id, base);
-    grow(in.type, a_.type, base);
-    grow(in.x, a_.x, base), grow(in.y, a_.y, base), grow(in.z, a_.z, base);
-    grow(in.vx, a_.vx, base), grow(in.vy, a_.vy, base), grow(in.vz, a_.vz, base);
-    grow(in.ix, a_.ix, base), grow(in.iy, a_.iy, base), grow(in.iz, a_.iz, base);
+    // The derived fields (forces, energies, virials) of the arrivals start at
+    // zero: a rebuild is followed by a force computation.
+    zip_fields(in, a_, kAnyField, [&](const auto& h, auto& v, FieldInfo f) {
+      if (f.has(kFieldMigrates))
+        grow(h, v, base);
+      else
+        resize_exact(stream_, v, base + n);
+    });
     a_.nlocal = static_cast<int>(base + n);
   }
 
@@ -152,9 +150,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
   // The scratch goes back between rebuilds.
   void release_scratch() {
     release(stream_, index_);
-    release(stream_, id_);
-    release(stream_, int_);
-    release(stream_, double_);
+    scratch_.release_all(stream_);
   }
 
  private:
@@ -183,12 +179,8 @@ class DeviceHaloAtoms final : public HaloAtoms {
     out = AtomStore{};
     out.nlocal = static_cast<std::size_t>(m);
     if (m == 0) return;
-    gather_to_host(a_.id, id_, m, out.id);
-    for (auto [d, h] : {std::pair{&a_.type, &out.type}, {&a_.ix, &out.ix}, {&a_.iy, &out.iy}, {&a_.iz, &out.iz}})
-      gather_to_host(*d, int_, m, *h);
-    for (auto [d, h] : {std::pair{&a_.x, &out.x}, {&a_.y, &out.y}, {&a_.z, &out.z}, {&a_.vx, &out.vx},
-                        {&a_.vy, &out.vy}, {&a_.vz, &out.vz}})
-      gather_to_host(*d, double_, m, *h);
+    zip_fields(a_, out, kFieldMigrates,
+               [&](const auto& v, auto& h, FieldInfo) { gather_to_host(v, scratch_.of(v), m, h); });
   }
 
   template <class T>
@@ -217,9 +209,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
   DeviceAtoms& a_;
   DeviceStream stream_;
   dvec<int> index_;
-  dvec<AtomId> id_;
-  dvec<int> int_;
-  dvec<double> double_;
+  FieldScratch scratch_;
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

@@ -263,6 +263,9 @@ inline void quiesce(const DeviceStream& a, const DeviceStream& b) noexcept {
 // unused, and briefly hold old and new storage together.
 template <class T>
 void resize_exact(const DeviceStream& s, dvec<T>& v, std::size_t n) {
+  // Already that size: nothing runs, so nothing queued needs waiting for
+  // (a per-step caller, e.g. the ordered sums, then costs no host wait).
+  if (n == v.size()) return;
   synchronize(s);
   if (n <= v.capacity()) {
     v.resize(n);

@@ -21,10 +21,7 @@ class SpatialSorter {
     const int n = a.nlocal;
     bins_.bin(stream_, g, raw(a.x), raw(a.y), raw(a.z), n);
     a.nghost = 0;
-    permute(a.id, scratch_id_);
-    for (dvec<int>* v : {&a.type, &a.ix, &a.iy, &a.iz}) permute(*v, scratch_int_);
-    for (dvec<double>* v : {&a.x, &a.y, &a.z, &a.vx, &a.vy, &a.vz, &a.fx, &a.fy, &a.fz, &a.pe, &a.virial})
-      permute(*v, scratch_double_);
+    for_each_field(a, kAnyField, [&](auto& v, FieldInfo) { permute(v, scratch_.of(v)); });
     bins_.release_all(stream_);  // scratch: not held next to the list
   }
 
@@ -41,9 +38,7 @@ class SpatialSorter {
 
   DeviceStream stream_;
   DeviceCellBins bins_;
-  dvec<AtomId> scratch_id_;
-  dvec<int> scratch_int_;
-  dvec<double> scratch_double_;
+  FieldScratch scratch_;
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

@@ -1,5 +1,7 @@
 #include "atoms/atom_store.hpp"
 
+#include <type_traits>
+
 namespace tessera {
 
 namespace {
@@ -14,19 +16,13 @@ void apply_order(std::vector<T>& v, const std::vector<std::size_t>& order, std::
 void AtomStore::resize_local(std::size_t n) {
   nlocal = n;
   nghost = 0;
-  for (auto* v : {&x, &y, &z}) v->resize(n);
-  id.resize(n);
-  type.resize(n);
-  for (auto* v : {&vx, &vy, &vz, &fx, &fy, &fz, &pe, &virial}) v->resize(n);
-  for (auto* v : {&ix, &iy, &iz}) v->resize(n);
+  for_each_field(*this, kAnyField, [n](auto& v, FieldInfo) { v.resize(n); });
 }
 
 void AtomStore::resize_ghosts(std::size_t n) {
   nghost = n;
   const std::size_t all = nlocal + n;
-  for (auto* v : {&x, &y, &z}) v->resize(all);
-  id.resize(all);
-  type.resize(all);
+  for_each_field(*this, kFieldGhost, [all](auto& v, FieldInfo) { v.resize(all); });
 }
 
 std::vector<std::size_t> AtomStore::local_order_by_id() const {
@@ -37,17 +33,12 @@ std::vector<std::size_t> AtomStore::local_order_by_id() const {
 }
 
 void AtomStore::permute_local(const std::vector<std::size_t>& order) {
-  std::vector<double> d;
-  std::vector<int> i;
-  std::vector<AtomId> g;
-  for (auto* v : {&x, &y, &z}) v->resize(nlocal);
-  id.resize(nlocal);
-  type.resize(nlocal);
   nghost = 0;
-  apply_order(id, order, g);
-  apply_order(type, order, i);
-  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &fx, &fy, &fz, &pe, &virial}) apply_order(*v, order, d);
-  for (auto* v : {&ix, &iy, &iz}) apply_order(*v, order, i);
+  for_each_field(*this, kAnyField, [&](auto& v, FieldInfo) {
+    v.resize(nlocal);
+    std::remove_reference_t<decltype(v)> scratch;
+    apply_order(v, order, scratch);
+  });
 }
 
 }  // namespace tessera

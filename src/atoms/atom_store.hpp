@@ -3,28 +3,28 @@
 #include <cstddef>
 #include <vector>
 
+#include "atoms/atom_fields.hpp"
 #include "core/types.hpp"
 
 namespace tessera {
 
 // Per-atom data as flat arrays (structure of arrays): local atoms occupy
-// [0, nlocal), ghost atoms [nlocal, nlocal + nghost). A GPU backend mirrors
-// these arrays one to one, so every field here is a plain array of scalars.
+// [0, nlocal), ghost atoms [nlocal, nlocal + nghost). The device's
+// DeviceAtoms has the same arrays, both made from the field registry, so
+// every field is a plain array of scalars.
 struct AtomStore {
   std::size_t nlocal = 0;
   std::size_t nghost = 0;
   int ntypes = 1;
   std::vector<double> mass_of_type;  // index 0 unused: types are 1-based as in LAMMPS
 
-  // Local and ghost.
-  std::vector<AtomId> id;
-  std::vector<int> type;
-  std::vector<double> x, y, z;
-  // Local only.
-  std::vector<double> vx, vy, vz;
-  std::vector<double> fx, fy, fz;
-  std::vector<int> ix, iy, iz;     // periodic image counts
-  std::vector<double> pe, virial;  // per-atom energy and virial trace
+  // One array per entry of the field registry (atoms/atom_fields.hpp):
+  // id, type, x y z (local and ghost); vx vy vz, fx fy fz, ix iy iz
+  // (periodic image counts), pe and virial (per-atom energy and virial
+  // trace) for locals only.
+#define TESSERA_HOST_FIELD(member, T, name, component, width, roles) std::vector<T> member;
+  TESSERA_ATOM_FIELDS(TESSERA_HOST_FIELD)
+#undef TESSERA_HOST_FIELD
 
   std::size_t nall() const { return nlocal + nghost; }
 

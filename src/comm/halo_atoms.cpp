@@ -9,11 +9,7 @@ double& coord(AtomStore& a, int d, std::size_t i) { return d == 0 ? a.x[i] : (d 
 }  // namespace
 
 void copy_migrant(AtomStore& to, std::size_t k, const AtomStore& from, std::size_t i) {
-  to.id[k] = from.id[i];
-  to.type[k] = from.type[i];
-  to.x[k] = from.x[i], to.y[k] = from.y[i], to.z[k] = from.z[i];
-  to.vx[k] = from.vx[i], to.vy[k] = from.vy[i], to.vz[k] = from.vz[i];
-  to.ix[k] = from.ix[i], to.iy[k] = from.iy[i], to.iz[k] = from.iz[i];
+  zip_fields(to, from, kFieldMigrates, [k, i](auto& t, const auto& f, FieldInfo) { t[k] = f[i]; });
 }
 
 void push_migrant(AtomStore& to, const AtomStore& from, std::size_t i) {

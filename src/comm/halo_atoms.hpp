@@ -48,8 +48,9 @@ class HaloAtoms {
   virtual void drop_ghosts() = 0;
   // Removes the locals whose coordinate d is outside [lo, hi), the others
   // keeping their order. Those below lo go to `below`, those at or above hi
-  // to `above`, in index order, as locals of an AtomStore (id, type,
-  // position, velocity and images; forces are made anew after a rebuild).
+  // to `above`, in index order, as locals of an AtomStore holding the fields
+  // that migrate (kFieldMigrates; the derived ones are made anew after a
+  // rebuild).
   virtual void take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) = 0;
   // Appends the locals of `arrived` after those there.
   virtual void add_locals(const AtomStore& arrived) = 0;
@@ -73,8 +74,8 @@ class HostHaloAtoms final : public HaloAtoms {
   AtomStore& a_;
 };
 
-// Local i of `from` (the fields a migrating atom carries) into slot k of
-// `to`, or appended to it.
+// Local i of `from` (the fields a migrating atom carries, kFieldMigrates)
+// into slot k of `to`, or appended to it.
 void copy_migrant(AtomStore& to, std::size_t k, const AtomStore& from, std::size_t i);
 void push_migrant(AtomStore& to, const AtomStore& from, std::size_t i);
 

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "core/error.hpp"
 
@@ -25,8 +26,6 @@ T take(const std::vector<char>& buf, std::size_t& at) {
   at += sizeof(T);
   return v;
 }
-
-double& coord(AtomStore& a, int d, std::size_t i) { return d == 0 ? a.x[i] : (d == 1 ? a.y[i] : a.z[i]); }
 
 }  // namespace
 
@@ -64,8 +63,9 @@ void HaloExchange::build(HaloAtoms& a, const SubDomain& sd, double reach) {
       s.self = s.to == comm_->rank() && s.from == comm_->rank();
       // Crossing the periodic boundary: what goes down from the bottom cell
       // arrives at the top, one box length up (and the reverse).
-      if (dir < 0 && cell_[d] == 0) s.shift = len;
-      if (dir > 0 && cell_[d] == grid_.n[d] - 1) s.shift = -len;
+      if (dir < 0 && cell_[d] == 0) s.image = 1;
+      if (dir > 0 && cell_[d] == grid_.n[d] - 1) s.image = -1;
+      s.shift = s.image * len;
       const double bound = dir < 0 ? sd.lo[d] + reach : sd.hi[d] - reach;
       s.first = a.nall();
       if (s.self) {
@@ -99,33 +99,64 @@ void HaloExchange::build(HaloAtoms& a, const SubDomain& sd, double reach) {
   }
 }
 
-void HaloExchange::exchange_positions(std::size_t k, const std::vector<double>& out, std::vector<double>& in) const {
+void HaloExchange::set_box(const Box& box) {
+  for (Swap& s : swaps_) s.shift = s.image * box.length(s.dim);
+}
+
+void HaloExchange::exchange_values(std::size_t k, int width, const std::vector<double>& out,
+                                   std::vector<double>& in) const {
   const Swap& s = swaps_.at(k);
+  const std::size_t w = static_cast<std::size_t>(width);
   std::vector<char> bout(out.size() * sizeof(double)), bin;
   // An empty vector's data() may be null, which memcpy must not get.
   if (!bout.empty()) std::memcpy(bout.data(), out.data(), bout.size());
   comm_->sendrecv(s.to, bout, s.from, bin);
-  if (bin.size() != 3 * s.count * sizeof(double))
-    throw std::runtime_error(fmt::format("halo update: expected {} positions, got {} bytes", s.count, bin.size()));
-  in.resize(3 * s.count);
+  if (bin.size() != w * s.count * sizeof(double))
+    throw std::runtime_error(fmt::format("halo update: expected {} values for {} ghosts, got {} bytes", w * s.count,
+                                         s.count, bin.size()));
+  in.resize(w * s.count);
   if (!bin.empty()) std::memcpy(in.data(), bin.data(), bin.size());
 }
 
+void HaloExchange::exchange_positions(std::size_t k, const std::vector<double>& out, std::vector<double>& in) const {
+  exchange_values(k, 3, out, in);
+}
+
 void HaloExchange::exchange_positions(std::size_t k, const double* out, double* in) const {
+  exchange_values(k, 3, out, in);
+}
+
+void HaloExchange::exchange_values(std::size_t k, int width, const double* out, double* in) const {
   const Swap& s = swaps_.at(k);
-  comm_->sendrecv_doubles(s.to, out, 3 * s.send.size(), s.from, in, 3 * s.count);
+  const std::size_t w = static_cast<std::size_t>(width);
+  comm_->sendrecv_doubles(s.to, out, w * s.send.size(), s.from, in, w * s.count);
 }
 
 void HaloExchange::update_positions(AtomStore& a) const {
+  double* const xyz[3] = {a.x.data(), a.y.data(), a.z.data()};
+  forward(xyz, 3, true);
+}
+
+void HaloExchange::forward(double* const* fields, int width, bool periodic) const {
+  const std::size_t w = static_cast<std::size_t>(width);
   std::vector<double> out, in;
-  for (std::size_t w = 0; w < swaps_.size(); ++w) {
-    const Swap& s = swaps_[w];
-    out.resize(3 * s.send.size());
-    for (std::size_t k = 0; k < s.send.size(); ++k)
-      for (int e = 0; e < 3; ++e) out[3 * k + e] = coord(a, e, s.send[k]) + (e == s.dim ? s.shift : 0.0);
-    exchange_positions(w, out, in);
-    for (std::size_t k = 0; k < s.count; ++k)
-      for (int e = 0; e < 3; ++e) coord(a, e, s.first + k) = in[3 * k + e];
+  for (std::size_t k = 0; k < swaps_.size(); ++k) {
+    const Swap& s = swaps_[k];
+    out.resize(w * s.send.size());
+    for (std::size_t j = 0; j < s.send.size(); ++j)
+      for (std::size_t e = 0; e < w; ++e) {
+        const double v = fields[e][s.send[j]];
+        // Coordinates as the halo build made them, to the bit (+ 0.0 too).
+        out[w * j + e] = periodic ? v + (e == static_cast<std::size_t>(s.dim) ? s.shift : 0.0) : v;
+      }
+    if (s.self) {
+      // A periodic copy on this rank: what a message would bring back.
+      in.swap(out);
+    } else {
+      exchange_values(k, width, out, in);
+    }
+    for (std::size_t j = 0; j < s.count; ++j)
+      for (std::size_t e = 0; e < w; ++e) fields[e][s.first + j] = in[w * j + e];
   }
 }
 
@@ -137,7 +168,8 @@ void HaloExchange::migrate(AtomStore& a, const SubDomain& sd) const {
 void HaloExchange::migrate(HaloAtoms& a, const SubDomain& sd) const {
   a.drop_ghosts();
   std::vector<char> out, in;
-  constexpr std::size_t rec = sizeof(AtomId) + sizeof(int) + 6 * sizeof(double) + 3 * sizeof(int);
+  // A migration record: every field that migrates, in registry order.
+  const std::size_t rec = field_bytes(kFieldMigrates);
   for (int d = 0; d < 3; ++d) {
     if (grid_.n[d] == 1) continue;
     AtomStore leavers[2];  // below the sub-box, above it
@@ -160,24 +192,17 @@ void HaloExchange::migrate(HaloAtoms& a, const SubDomain& sd) const {
       const AtomStore& l = leavers[dir < 0 ? 0 : 1];
       out.clear();
       out.reserve(l.nlocal * rec);
-      for (std::size_t i = 0; i < l.nlocal; ++i) {
-        put<AtomId>(out, l.id[i]);
-        put<int>(out, l.type[i]);
-        for (double q : {l.x[i], l.y[i], l.z[i], l.vx[i], l.vy[i], l.vz[i]}) put<double>(out, q);
-        for (int q : {l.ix[i], l.iy[i], l.iz[i]}) put<int>(out, q);
-      }
+      for (std::size_t i = 0; i < l.nlocal; ++i)
+        for_each_field(l, kFieldMigrates, [&](const auto& v, FieldInfo) { put(out, v[i]); });
       comm_->sendrecv(neighbour(d, dir), out, neighbour(d, -dir), in);
       AtomStore arrived;
       const std::size_t n = in.size() / rec;
       arrived.resize_local(n);
       std::size_t at = 0;
-      for (std::size_t k = 0; k < n; ++k) {
-        arrived.id[k] = take<AtomId>(in, at);
-        arrived.type[k] = take<int>(in, at);
-        arrived.x[k] = take<double>(in, at), arrived.y[k] = take<double>(in, at), arrived.z[k] = take<double>(in, at);
-        arrived.vx[k] = take<double>(in, at), arrived.vy[k] = take<double>(in, at), arrived.vz[k] = take<double>(in, at);
-        arrived.ix[k] = take<int>(in, at), arrived.iy[k] = take<int>(in, at), arrived.iz[k] = take<int>(in, at);
-      }
+      for (std::size_t k = 0; k < n; ++k)
+        for_each_field(arrived, kFieldMigrates, [&](auto& v, FieldInfo) {
+          v[k] = take<typename std::decay_t<decltype(v)>::value_type>(in, at);
+        });
       a.add_locals(arrived);
       records_moved_ += static_cast<long long>(l.nlocal + arrived.nlocal);
     }

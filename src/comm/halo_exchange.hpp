@@ -26,8 +26,19 @@ class HaloExchange {
   // The same wherever the atoms are (a device's: only the atoms that cross
   // a face come to the host and go back).
   void build(HaloAtoms& atoms, const SubDomain& sd, double reach);
-  // Moves the ghosts with their owners (every step between rebuilds).
+  // Moves the ghosts with their owners (every step between rebuilds): the
+  // first client of forward().
   void update_positions(AtomStore& atoms) const;
+  // Every ghost's values of one per-atom quantity from its owner, swap by
+  // swap: `width` arrays (locals, then ghosts) that together hold it, e.g.
+  // x, y, z or a single scalar per atom. `periodic`: the values are
+  // coordinates, and a swap across the periodic boundary adds its shift to
+  // component `dim` (positions); otherwise they travel unchanged (a
+  // many-body intermediate, a charge).
+  void forward(double* const* fields, int width, bool periodic) const;
+  // The box changed size: every swap's shift follows (image count times the
+  // new box length), so a rebuild is not needed for the halo to stay right.
+  void set_box(const Box& box);
 
   // Sends atoms that left the sub-box to the neighbour they moved into
   // (before wrapping them into the box). Velocities and images travel along.
@@ -40,7 +51,11 @@ class HaloExchange {
   struct Swap {
     int dim = 0, dir = 0;
     int to = 0, from = 0;
-    double shift = 0;  // added to coordinate `dim` of what is sent
+    // Crossing the periodic boundary along `dim`: -1, 0 or +1 box lengths,
+    // and `shift` the length that adds to coordinate `dim` of what is sent
+    // (image times the current box length).
+    int image = 0;
+    double shift = 0;
     // To and from this rank (an axis with one rank): a periodic copy that a
     // device keeps on the device, with no message.
     bool self = false;
@@ -59,6 +74,10 @@ class HaloExchange {
   // 3 * count in) and no size message: the device transports, whose
   // buffers may be device memory handed to a CUDA-aware MPI.
   void exchange_positions(std::size_t k, const double* out, double* in) const;
+  // Swap k's transport for `width` values per atom (forward()); the second
+  // form with the sizes the swap knows, as exchange_positions.
+  void exchange_values(std::size_t k, int width, const std::vector<double>& out, std::vector<double>& in) const;
+  void exchange_values(std::size_t k, int width, const double* out, double* in) const;
 
   // Atom records (id, type, coordinates...) that build and migrate have
   // picked, taken or added so far: what a device's rebuild moves between

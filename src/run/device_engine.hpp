@@ -38,6 +38,9 @@ struct SwapExchange {
   // holds the swap's 3 * send.size() positions, `in` receives its 3 * count,
   // both in host memory (host-staged) or both on the device (CUDA-aware).
   std::function<void(std::size_t k, const double* out, double* in)> positions;
+  // Any other quantity the halo forwards (DeviceHalo::forward): `width`
+  // values per atom, width * send.size() out and width * count in.
+  std::function<void(std::size_t k, int width, const double* out, double* in)> values;
   // Peer copies' handshake at a rebuild: `out` to rank `to` while `in`
   // comes from rank `from` (the buffers' handles).
   std::function<void(int to, const std::vector<char>& out, int from, std::vector<char>& in)> bytes;

@@ -216,6 +216,9 @@ void Simulation::build_list() {
 SwapExchange Simulation::swap_exchange() {
   SwapExchange e;
   e.positions = [this](std::size_t k, const double* out, double* in) { halo_.exchange_positions(k, out, in); };
+  e.values = [this](std::size_t k, int width, const double* out, double* in) {
+    halo_.exchange_values(k, width, out, in);
+  };
   e.bytes = [this](int to, const std::vector<char>& out, int from, std::vector<char>& in) {
     comm_.sendrecv(to, out, from, in);
   };

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
@@ -15,6 +18,65 @@
 namespace tessera {
 
 namespace {
+
+// f(the checkpoint's array for registered quantity `name`): the per-atom
+// arrays of a checkpoint, interleaved by component (x y z of atom 0, ...).
+// A field registered as checkpointed with no array here is a programming
+// error, caught by the first checkpoint any test writes.
+template <class State, class F>
+void with_state_array(State& s, const char* name, F&& f) {
+  const std::string_view n(name);
+  if (n == "id")
+    f(s.id);
+  else if (n == "type")
+    f(s.type);
+  else if (n == "position")
+    f(s.position);
+  else if (n == "velocity")
+    f(s.velocity);
+  else if (n == "force")
+    f(s.force);
+  else if (n == "image")
+    f(s.image);
+  else
+    throw std::logic_error(std::string("checkpoint: no array for the per-atom field ") + name);
+}
+
+// Every checkpointed field into the checkpoint's arrays, atom k of the
+// checkpoint being local slot(k) for k < n.
+template <class Slot>
+void capture_fields(const AtomStore& a, std::size_t n, const Slot& slot, CheckpointState& s) {
+  for_each_field(a, kFieldCheckpointed, [&](const auto& v, FieldInfo f) {
+    with_state_array(s, f.name, [&](auto& sv) {
+      using T = typename std::decay_t<decltype(sv)>::value_type;
+      const std::size_t w = static_cast<std::size_t>(f.width);
+      if (f.component == 0) sv.resize(w * n);
+      for (std::size_t k = 0; k < n; ++k) sv[w * k + f.component] = static_cast<T>(v[slot(k)]);
+    });
+  });
+}
+
+// The checkpointed fields of checkpoint atom k into local slot(k), k < n:
+// those that are state (derived == false), or the derived ones (forces),
+// which come back after the first force computation of a restart.
+// Positions come from `position` (the current ones, or those of the last
+// build).
+template <class Slot>
+void restore_fields(const CheckpointState& s, const std::vector<double>& position, std::size_t n, const Slot& slot,
+                    bool derived, AtomStore& a) {
+  for_each_field(a, kFieldCheckpointed, [&](auto& v, FieldInfo f) {
+    if (f.has(kFieldDerived) != derived) return;
+    const auto copy = [&](const auto& sv) {
+      using T = typename std::decay_t<decltype(v)>::value_type;
+      const std::size_t w = static_cast<std::size_t>(f.width);
+      for (std::size_t k = 0; k < n; ++k) v[slot(k)] = static_cast<T>(sv[w * k + f.component]);
+    };
+    if (std::string_view(f.name) == "position")
+      copy(position);
+    else
+      with_state_array(s, f.name, copy);
+  });
+}
 
 // (id, type) of this rank's atoms, as bytes for gather_to_root.
 std::vector<char> pack_ids_and_types(const AtomStore& a) {
@@ -112,30 +174,14 @@ CheckpointState Simulation::capture_state() const {
   s.box = box_;
   s.mass.assign(a.mass_of_type.begin() + 1, a.mass_of_type.begin() + 1 + a.ntypes);
   s.deck_text = deck_.text;
-  s.id.resize(n);
-  s.type.resize(n);
-  s.position.resize(3 * n);
-  s.velocity.resize(3 * n);
-  s.force.resize(3 * n);
-  s.image.resize(3 * n);
   s.reference_position.resize(3 * n);
   s.rank.assign(n, comm_.rank());
   s.storage_index.resize(n);
+  capture_fields(a, n, [&](std::size_t k) { return by_id[k]; }, s);
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = by_id[k];
-    s.id[k] = a.id[i];
-    s.type[k] = a.type[i];
-    const double pos[3] = {a.x[i], a.y[i], a.z[i]}, vel[3] = {a.vx[i], a.vy[i], a.vz[i]};
-    const double frc[3] = {a.fx[i], a.fy[i], a.fz[i]};
     const double ref[3] = {nlist_.x0[i], nlist_.y0[i], nlist_.z0[i]};
-    const int img[3] = {a.ix[i], a.iy[i], a.iz[i]};
-    for (int d = 0; d < 3; ++d) {
-      s.position[3 * k + d] = pos[d];
-      s.velocity[3 * k + d] = vel[d];
-      s.force[3 * k + d] = frc[d];
-      s.reference_position[3 * k + d] = ref[d];
-      s.image[3 * k + d] = img[d];
-    }
+    for (int d = 0; d < 3; ++d) s.reference_position[3 * k + d] = ref[d];
     s.storage_index[k] = static_cast<std::int64_t>(i);
   }
   s.last_build_step = last_build_;
@@ -239,22 +285,12 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
   AtomStore& a = atoms_;
   const std::size_t n = s.id.size();
   a.resize_local(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = same_layout ? static_cast<std::size_t>(s.storage_index[k]) : k;
-    if (i >= n) throw std::logic_error("checkpoint slot outside this rank's atoms");
-    const std::vector<double>& at = same_layout ? s.reference_position : s.position;
-    a.id[i] = s.id[k];
-    a.type[i] = s.type[k];
-    a.x[i] = at[3 * k];
-    a.y[i] = at[3 * k + 1];
-    a.z[i] = at[3 * k + 2];
-    a.vx[i] = s.velocity[3 * k];
-    a.vy[i] = s.velocity[3 * k + 1];
-    a.vz[i] = s.velocity[3 * k + 2];
-    a.ix[i] = s.image[3 * k];
-    a.iy[i] = s.image[3 * k + 1];
-    a.iz[i] = s.image[3 * k + 2];
-  }
+  for (std::size_t k = 0; k < n && same_layout; ++k)
+    if (static_cast<std::size_t>(s.storage_index[k]) >= n)
+      throw std::logic_error("checkpoint slot outside this rank's atoms");
+  restore_fields(s, same_layout ? s.reference_position : s.position, n,
+                 [&](std::size_t k) { return same_layout ? static_cast<std::size_t>(s.storage_index[k]) : k; }, false,
+                 a);
   step_ = s.step;
   if (device_) device_->upload(a);  // host -> device: the checkpoint's atoms
   if (same_layout) {
@@ -294,13 +330,9 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
   // they hold friction from the half-step velocities, which are gone.
   const std::vector<std::size_t> by_id = a.local_order_by_id();
   if (by_id.size() != n) throw std::logic_error("atoms moved between ranks while restoring a checkpoint");
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = by_id[k];
-    if (a.id[i] != s.id[k]) throw std::logic_error("atoms moved between ranks while restoring a checkpoint");
-    a.fx[i] = s.force[3 * k];
-    a.fy[i] = s.force[3 * k + 1];
-    a.fz[i] = s.force[3 * k + 2];
-  }
+  for (std::size_t k = 0; k < n; ++k)
+    if (a.id[by_id[k]] != s.id[k]) throw std::logic_error("atoms moved between ranks while restoring a checkpoint");
+  restore_fields(s, s.position, n, [&](std::size_t k) { return by_id[k]; }, true, a);
   if (device_) device_->upload_forces(a);
   timers_.stop();
   ready_ = true;

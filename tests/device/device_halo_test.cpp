@@ -73,6 +73,94 @@ TEST_CASE("A halo swap to this rank itself stays on the device, and only the oth
   }
 }
 
+// DeviceHalo::forward: a quantity other than positions (one value per atom,
+// no periodic shift) through the same swaps: the self swap on the device,
+// the others through SwapExchange::values with either transport, and (not
+// on a GPU, see below) by peer copy.
+TEST_CASE("Any per-atom quantity reaches the ghosts through every halo transport", "[device][halo]") {
+  const std::size_t n = 6, m = 2;
+  AtomStore a;
+  a.ntypes = 1;
+  a.mass_of_type = {0.0, 1.0};
+  a.resize_local(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a.id[i] = static_cast<AtomId>(i + 1);
+    a.type[i] = 1;
+    a.x[i] = a.y[i] = a.z[i] = 0.5 + i;
+  }
+  a.resize_ghosts(2 * m);
+  std::vector<HaloSwap> swaps(2);
+  swaps[0].dim = 0;
+  swaps[0].shift = 10.0;  // must not touch a quantity that is not a coordinate
+  swaps[0].self = true;
+  swaps[0].send = {0, 1};
+  swaps[0].first = n;
+  swaps[0].count = m;
+  swaps[1].dim = 1;
+  swaps[1].shift = -10.0;
+  swaps[1].to = swaps[1].from = 1;
+  swaps[1].send = {4, 5};
+  swaps[1].first = n + m;
+  swaps[1].count = m;
+  std::vector<double> q(n + 2 * m, -1.0);
+  for (std::size_t i = 0; i < n; ++i) q[i] = 0.125 * static_cast<double>(i + 1);
+
+  const auto check_ghosts = [&](device::dvec<double>& dq) {
+    std::vector<double> back;
+    device::to_host(compute_stream(), dq, dq.size(), back);
+    for (std::size_t k = 0; k < m; ++k) {
+      CHECK(back[n + k] == q[k]);
+      CHECK(back[n + m + k] == q[4 + k]);
+    }
+  };
+  int through_values = 0;
+  SwapExchange echo;
+  echo.positions = [](std::size_t, const double*, double*) { FAIL("a scalar went through the positions' transport"); };
+  echo.values = [&](std::size_t k, int width, const double* out, double* in) {
+    ++through_values;
+    CHECK(width == 1);
+    for (std::size_t v = 0; v < swaps[k].count; ++v) in[v] = out[v];
+  };
+  for (HaloTransport t : {HaloTransport::kHostStaged, HaloTransport::kCudaAware}) {
+    device::DeviceAtoms d;
+    device::upload_atoms(compute_stream(), a, d);
+    device::DeviceHalo halo(compute_stream());
+    halo.set_transport(t);
+    halo.set(swaps);
+    device::dvec<double> dq;
+    device::assign(compute_stream(), dq, q);
+    device::HaloFields f;
+    f.v[0] = device::raw(dq);
+    f.width = 1;
+    through_values = 0;
+    halo.forward(f, echo, compute_stream());
+    CHECK(through_values == 1);  // the self swap stays on the device
+    check_ghosts(dq);
+    f.width = 5;
+    CHECK_THROWS_WITH(halo.forward(f, echo, compute_stream()), Catch::Contains("not 5"));
+  }
+#if THRUST_DEVICE_SYSTEM != THRUST_DEVICE_SYSTEM_CUDA
+  // By peer copy: the partner is this process, as in the test below.
+  device::DeviceAtoms d;
+  device::upload_atoms(compute_stream(), a, d);
+  device::DeviceHalo halo(compute_stream());
+  halo.set(swaps);
+  halo.set_peer_swaps({false, true});
+  SwapExchange self = echo;
+  self.values = [](std::size_t, int, const double*, double*) { FAIL("a peer-copied swap went through the transport"); };
+  self.bytes = [](int, const std::vector<char>& out, int, std::vector<char>& in) { in = out; };
+  self.signal = [](int, double v, int) { return v; };
+  device::dvec<double> dq;
+  device::assign(compute_stream(), dq, q);
+  device::HaloFields f;
+  f.v[0] = device::raw(dq);
+  f.width = 1;
+  halo.forward(f, self, compute_stream());
+  check_ghosts(dq);
+  halo.set_peer_swaps({false, false});
+#endif
+}
+
 // Peer copies in one process (device_halo.hpp, peer_copy.hpp): the "partner"
 // is this rank itself, so the handshake maps its own packed buffer and the
 // copy reads it back. Send lists that grow past the buffer move it (a new
