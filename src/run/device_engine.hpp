@@ -7,8 +7,8 @@
 // same interface.
 //
 // Host copies happen in upload* / download* only, and Simulation makes them
-// at setup, restart and when an output asks for the atoms.
-#include <functional>
+// at setup, restart and when an output asks for the atoms (and the halo
+// transport's start-up self-test, comm/halo_transport_setup.hpp).
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@
 #include "comm/halo_atoms.hpp"
 #include "comm/halo_exchange.hpp"
 #include "comm/halo_transport.hpp"
+#include "comm/swap_exchange.hpp"
 #include "domain/box.hpp"
 #include "integrate/atom_ops.hpp"
 #include "neighbor/neighbor_list.hpp"
@@ -31,23 +32,8 @@ class Simulation;
 // and builds the ghosts through halo_atoms(), which picks and appends them on
 // the device: only the atoms that cross a face pass through the host. Between
 // rebuilds the device packs each swap's positions and a transport carries
-// them (halo_transport.hpp).
+// them (halo_transport.hpp) through a SwapExchange (swap_exchange.hpp).
 using HaloSwap = HaloExchange::Swap;
-struct SwapExchange {
-  // Swap k's positions through MPI (HaloExchange::exchange_positions): `out`
-  // holds the swap's 3 * send.size() positions, `in` receives its 3 * count,
-  // both in host memory (host-staged) or both on the device (CUDA-aware).
-  std::function<void(std::size_t k, const double* out, double* in)> positions;
-  // Any other quantity the halo forwards (DeviceHalo::forward): `width`
-  // values per atom, width * send.size() out and width * count in.
-  std::function<void(std::size_t k, int width, const double* out, double* in)> values;
-  // Peer copies' handshake at a rebuild: `out` to rank `to` while `in`
-  // comes from rank `from` (the buffers' handles).
-  std::function<void(int to, const std::vector<char>& out, int from, std::vector<char>& in)> bytes;
-  // Peer copies' signals every step ("packed", "copied"): one value to
-  // `to`, the one from `from` returned.
-  std::function<double(int to, double value, int from)> signal;
-};
 
 class DeviceEngine {
  public:

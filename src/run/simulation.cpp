@@ -21,6 +21,29 @@
 
 namespace tessera {
 
+namespace {
+
+// The device engine as the halo transport's choice and self-test use it.
+class EngineHaloDevice final : public HaloDevice {
+ public:
+  EngineHaloDevice(DeviceEngine& engine, const SubDomain& sub, const HaloExchange& halo)
+      : engine_(engine), sub_(sub), halo_(halo) {}
+  void set_halo_transport(HaloTransport t) override { engine_.set_halo_transport(t); }
+  std::string peer_copy_kind() const override { return engine_.peer_copy_kind(); }
+  void set_peer_swaps(const std::vector<bool>& peer) override { engine_.set_peer_swaps(peer); }
+  void refresh_halo(const SwapExchange& exchange) override { engine_.refresh_halo(exchange); }
+  void download(AtomStore& a) const override { engine_.download(a); }
+  void upload(const AtomStore& a) override { engine_.upload(a); }
+  void build_list() override { engine_.build_list(sub_, halo_.swaps()); }
+
+ private:
+  DeviceEngine& engine_;
+  const SubDomain& sub_;
+  const HaloExchange& halo_;
+};
+
+}  // namespace
+
 Simulation::Simulation(const Deck& deck, const Communicator& comm)
     : deck_(deck), comm_(comm), integrator_(deck.integrator, 0) {
   timers_.attach_wait_counter(&comm_.waited_seconds());
@@ -96,8 +119,8 @@ void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
   device_ = std::move(engine);
   if (device_) timers_.on_start([this](Phase p) { device_->mark_phase(static_cast<int>(p)); });
   if (device_ && comm_.parallel()) {
-    transport_ = choose_halo_transport(deck_.cuda_aware_mpi, mpi_cuda_support());
-    device_->set_halo_transport(transport_.transport);
+    EngineHaloDevice device(*device_, sub_, halo_);
+    transport_.choose(deck_.cuda_aware_mpi, mpi_cuda_support(), device);
   }
 }
 
@@ -162,7 +185,7 @@ void Simulation::rebuild() {
     traffic_.records += halo_.records_moved() - moved;
     ++traffic_.builds;
     list_current_ = true;
-    if (!transport_checked_) check_halo_transport();
+    if (!transport_.tested()) check_halo_transport();
     last_build_ = step_;
     return;
   }
@@ -210,114 +233,18 @@ void Simulation::build_list() {
   device_->upload(atoms_);  // host -> device: locals and ghosts
   device_->build_list(sub_, halo_.swaps());
   device_changed(true);
-  if (comm_.parallel() && !transport_checked_) check_halo_transport();
-}
-
-SwapExchange Simulation::swap_exchange() {
-  SwapExchange e;
-  e.positions = [this](std::size_t k, const double* out, double* in) { halo_.exchange_positions(k, out, in); };
-  e.values = [this](std::size_t k, int width, const double* out, double* in) {
-    halo_.exchange_values(k, width, out, in);
-  };
-  e.bytes = [this](int to, const std::vector<char>& out, int from, std::vector<char>& in) {
-    comm_.sendrecv(to, out, from, in);
-  };
-  e.signal = [this](int to, double value, int from) {
-    double got = 0;
-    comm_.sendrecv_doubles(to, &value, 1, from, &got, 1);
-    return got;
-  };
-  return e;
-}
-
-void Simulation::choose_peer_swaps() {
-  peer_swaps_.assign(halo_.swaps().size(), false);
-  if (deck_.peer_copies == "off") return;
-  const std::vector<bool> here = peer_swaps_here(halo_.swaps(), comm_.node_of_ranks(), comm_.rank());
-  const std::string kind = device_->peer_copy_kind();
-  // A swap is peer-copied on every rank or on none, so each message has
-  // its partner.
-  for (std::size_t k = 0; k < here.size(); ++k) peer_swaps_[k] = comm_.max(here[k] && !kind.empty() ? 0 : 1) == 0;
+  if (comm_.parallel() && !transport_.tested()) check_halo_transport();
 }
 
 void Simulation::check_halo_transport() {
-  transport_checked_ = true;
-  choose_peer_swaps();
-  device_->set_peer_swaps(peer_swaps_);
-  AtomStore built;
-  device_->download(built);  // device -> host: once, at start-up: the ghosts as built
-  const std::size_t first = built.nlocal, n = built.nghost;
-  std::string fell_back;
-  for (;;) {
-    std::string failure;
-    long long wrong = 0;
-    try {
-      device_->refresh_halo(swap_exchange());
-      AtomStore back;
-      device_->download(back);  // device -> host: once, at start-up
-      if (back.nall() != built.nall()) {
-        wrong = static_cast<long long>(n);
-      } else {
-        for (std::size_t i = first; i < first + n; ++i)
-          wrong += back.x[i] != built.x[i] || back.y[i] != built.y[i] || back.z[i] != built.z[i];
-      }
-      if (wrong > 0) failure = fmt::format("{} of {} ghost positions on rank {} differ", wrong, n, comm_.rank());
-    } catch (const std::exception& e) {
-      // A rank whose partner failed mid-message may wait here: MPI gives no
-      // way to cancel a half-done exchange.
-      wrong = 1;
-      failure = fmt::format("rank {}: {}", comm_.rank(), e.what());
-    }
-    const long long ghosts = comm_.sum(static_cast<long long>(n));
-    const std::size_t peer = static_cast<std::size_t>(std::count(peer_swaps_.begin(), peer_swaps_.end(), true));
-    const std::string carried = describe_transport();
-    if (comm_.sum(wrong) == 0) {
-      std::size_t messages = 0;
-      for (const HaloExchange::Swap& w : halo_.swaps()) messages += !w.self;
-      transport_report_ = fmt::format(
-          "{}{} self-test passed: {} ghost positions ({} swaps per rank, {} of them between ranks) came back bit for "
-          "bit",
-          fell_back, carried, ghosts, halo_.swaps().size(), messages);
-      return;
-    }
-    // This rank's failure, else rank 0's, else a word that another rank's differ.
-    const std::string said = comm_.broadcast_text(failure);
-    const std::string what = !failure.empty() ? failure : !said.empty() ? said : "another rank's ghosts differ";
-    if (peer == 0 && transport_.transport != HaloTransport::kCudaAware)
-      throw SimulationError(
-          fmt::format("halo self-test at step {} failed with the {} transport: {}", step_, carried, what));
-    fell_back += carried + " failed its self-test (" + what + "), fell back; ";
-    if (peer > 0) {
-      peer_swaps_.assign(peer_swaps_.size(), false);
-      device_->set_peer_swaps(peer_swaps_);  // unmaps the other ranks' buffers
-      comm_.barrier();                       // before any rank frees one of its own
-    } else {
-      transport_ = {HaloTransport::kHostStaged, "CUDA-aware MPI failed the start-up self-test: " + what};
-      device_->set_halo_transport(transport_.transport);
-    }
-    if (comm_.rank() == 0)
-      std::fprintf(stderr, "tessera: halo self-test with %s failed (%s): falling back to %s\n", carried.c_str(),
-                   what.c_str(), describe_transport().c_str());
-    device_->upload(built);  // the ghosts as built, whatever the failed refresh left
-    device_->build_list(sub_, halo_.swaps());
-  }
+  EngineHaloDevice device(*device_, sub_, halo_);
+  transport_.self_test(deck_.peer_copies, device, halo_, comm_, step_);
 }
 
 void Simulation::close_peer_copies() {
-  if (!device_ || std::find(peer_swaps_.begin(), peer_swaps_.end(), true) == peer_swaps_.end()) return;
-  device_->set_peer_swaps(std::vector<bool>(peer_swaps_.size(), false));
-  comm_.barrier();
-}
-
-std::string Simulation::describe_transport() const {
-  const std::size_t peer = static_cast<std::size_t>(std::count(peer_swaps_.begin(), peer_swaps_.end(), true));
-  if (peer == 0) return to_string(transport_.transport);
-  std::size_t between = 0;
-  for (const HaloExchange::Swap& w : halo_.swaps()) between += !w.self;
-  const std::string kind = fmt::format("peer copies ({})", device_->peer_copy_kind());
-  if (peer == between) return kind;
-  return fmt::format("{} for {} of {} swaps between ranks, {} for the rest", kind, peer, between,
-                     to_string(transport_.transport));
+  if (!device_) return;
+  EngineHaloDevice device(*device_, sub_, halo_);
+  transport_.close_peer_copies(device, comm_);
 }
 
 void Simulation::maybe_balance() {
@@ -367,7 +294,7 @@ void Simulation::build_ghosts() {
 
 void Simulation::update_ghosts() {
   if (device_ && comm_.parallel())
-    device_->refresh_halo(swap_exchange());
+    device_->refresh_halo(swap_exchange(halo_, comm_));
   else if (device_)
     device_->refresh_ghosts();
   else if (comm_.parallel())
@@ -378,7 +305,7 @@ void Simulation::update_ghosts() {
 
 void Simulation::refresh_and_compute_forces() {
   if (comm_.parallel()) {
-    const SwapExchange exchange = swap_exchange();
+    const SwapExchange exchange = swap_exchange(halo_, comm_);
     device_->refresh_and_compute(&exchange);
   } else {
     device_->refresh_and_compute(nullptr);

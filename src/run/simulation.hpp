@@ -8,6 +8,7 @@
 #include "atoms/atom_store.hpp"
 #include "comm/communicator.hpp"
 #include "comm/halo_exchange.hpp"
+#include "comm/halo_transport_setup.hpp"
 #include "deck/deck.hpp"
 #include "domain/box.hpp"
 #include "domain/periodic_ghosts.hpp"
@@ -63,34 +64,19 @@ class Simulation {
     long long records = 0;
   };
   RebuildTraffic rebuild_traffic() const { return traffic_; }
-  // The halo's traffic each step since the last build on this rank: ghost
-  // positions that arrive by message (not made in place along an axis with
-  // one rank), and the messages they come in.
-  struct HaloTraffic {
-    long long positions = 0;
-    int messages = 0;
-    int peer_copies = 0;  // swaps the receiver copies from the sender's buffer
-  };
-  HaloTraffic halo_traffic() const {
-    HaloTraffic t;
-    const std::vector<HaloExchange::Swap>& swaps = halo_.swaps();
-    for (std::size_t k = 0; k < swaps.size(); ++k)
-      if (!swaps[k].self) {
-        t.positions += static_cast<long long>(swaps[k].count);
-        ++(k < peer_swaps_.size() && peer_swaps_[k] ? t.peer_copies : t.messages);
-      }
-    return t;
-  }
+  // The halo's traffic each step since the last build on this rank.
+  using HaloTraffic = HaloTransportSetup::Traffic;
+  HaloTraffic halo_traffic() const { return transport_.traffic(halo_.swaps()); }
   // "cpu (4 OpenMP threads), double precision, avx2 pair kernel", or the
   // device engine's description.
   std::string backend_description() const;
   // Several ranks on devices: what carries the halo, why, and what the
   // start-up self-test found ("" otherwise, or before the first build).
-  std::string halo_transport_report() const { return transport_report_; }
-  const TransportChoice& halo_transport() const { return transport_; }
+  std::string halo_transport_report() const { return transport_.report(); }
+  const TransportChoice& halo_transport() const { return transport_.transport(); }
   // "CUDA-aware MPI", "peer copies (CUDA IPC)", or peer copies for some
   // swaps and the transport for the rest.
-  std::string describe_transport() const;
+  std::string describe_transport() const { return transport_.describe(halo_.swaps()); }
   // Every rank unmaps the buffers its peer copies read, then all meet, so
   // none frees a buffer another still maps (undefined with CUDA IPC). Call
   // on every rank at the end of a run that finished; the summary's counts
@@ -166,13 +152,20 @@ class Simulation {
   // load_balance), just before a list rebuild migrates the atoms.
   void maybe_balance();
   void update_ghosts();
-  // Several ranks on devices, once, right after the first list build: one
-  // halo refresh through the chosen transport must bring back the ghosts
-  // the host just built, bit for bit, on every rank; CUDA-aware MPI that
-  // fails it falls back to host-staged.
+  // Several ranks on devices, once, right after the first list build
+  // (HaloTransportSetup::self_test).
   void check_halo_transport();
-  void choose_peer_swaps();
-  SwapExchange swap_exchange();
+  // restore() in steps. refuse_misfit and scatter_checkpoint are collective
+  // and throw InputError naming `source` on every rank when the checkpoint
+  // does not fit the deck.
+  void refuse_misfit(const CheckpointState& given, const std::string& source);
+  void restore_rank_cuts(const CheckpointState& s);
+  // Rank 0 splits `given`'s atoms among the ranks (by their stored rank
+  // with `same_layout`, else by position); this rank's share lands in `s`.
+  void scatter_checkpoint(const CheckpointState& given, bool same_layout, const std::string& source,
+                          CheckpointState& s);
+  void rebuild_as_checkpointed(const CheckpointState& s);
+  void restore_forces(const CheckpointState& s);
   // Why `s` cannot continue this deck's run ("" if it can), given every
   // rank's (id, type) sorted by id.
   std::string misfit(const CheckpointState& s, const std::vector<std::pair<std::int64_t, std::int64_t>>& deck_atoms);
@@ -209,10 +202,7 @@ class Simulation {
   Integrator integrator_;
   mutable NeighborList nlist_;
   std::unique_ptr<DeviceEngine> device_;
-  TransportChoice transport_;
-  std::string transport_report_;
-  std::vector<bool> peer_swaps_;
-  bool transport_checked_ = false;
+  HaloTransportSetup transport_;  // several ranks on devices
   mutable bool atoms_stale_ = false, list_stale_ = false;
   bool list_current_ = true;
   VerletBuilder builder_;

@@ -227,10 +227,10 @@ std::string Simulation::misfit(const CheckpointState& s,
   return {};
 }
 
-void Simulation::restore(const CheckpointState& given, const std::string& source) {
+// Rank 0 holds the checkpoint; it checks it against every rank's atoms and
+// tells all ranks the verdict, so they fail (or go on) together.
+void Simulation::refuse_misfit(const CheckpointState& given, const std::string& source) {
   const bool root = comm_.rank() == 0;
-  // Rank 0 holds the checkpoint; it checks it against every rank's atoms and
-  // tells all ranks the verdict, so they fail (or go on) together.
   std::string problem;
   {
     const auto deck_parts = comm_.gather_to_root(pack_ids_and_types(atoms_));
@@ -239,27 +239,26 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
   if (!problem.empty()) problem = fmt::format("{}: does not fit the deck {}: {}", source, deck_.path, problem);
   problem = comm_.broadcast_text(problem);
   if (!problem.empty()) throw InputError(problem);
+}
 
-  CheckpointState s;
-  std::vector<char> header = root ? pack_header(given) : std::vector<char>();
-  comm_.broadcast(header);
-  unpack_header(header, s);
-  // The same rank grid puts every atom back in its rank and slot, so the run
-  // continues bitwise; another layout places atoms by position and rebuilds.
-  const bool same_layout = s.nranks == comm_.size() && s.rank_grid == grid_.n;
-  if (same_layout && comm_.parallel()) {
-    // The cut planes load balancing had moved to.
-    std::size_t at = 0;
-    for (int d = 0; d < 3; ++d) {
-      grid_.cut[d].clear();
-      bool equal_slabs = true;  // stored as c / n: keep the equal-slab arithmetic, bit for bit
-      for (int c = 0; c <= grid_.n[d] && !s.rank_cuts.empty(); ++c)
-        equal_slabs = equal_slabs && s.rank_cuts[at + c] == static_cast<double>(c) / grid_.n[d];
-      if (!equal_slabs) grid_.cut[d].assign(s.rank_cuts.begin() + at, s.rank_cuts.begin() + at + grid_.n[d] + 1);
-      at += grid_.n[d] + 1;
-    }
-    sub_ = tessera::sub_domain(box_, grid_, cell_);
+// The cut planes load balancing had moved to.
+void Simulation::restore_rank_cuts(const CheckpointState& s) {
+  std::size_t at = 0;
+  for (int d = 0; d < 3; ++d) {
+    grid_.cut[d].clear();
+    bool equal_slabs = true;  // stored as c / n: keep the equal-slab arithmetic, bit for bit
+    for (int c = 0; c <= grid_.n[d] && !s.rank_cuts.empty(); ++c)
+      equal_slabs = equal_slabs && s.rank_cuts[at + c] == static_cast<double>(c) / grid_.n[d];
+    if (!equal_slabs) grid_.cut[d].assign(s.rank_cuts.begin() + at, s.rank_cuts.begin() + at + grid_.n[d] + 1);
+    at += grid_.n[d] + 1;
   }
+  sub_ = tessera::sub_domain(box_, grid_, cell_);
+}
+
+void Simulation::scatter_checkpoint(const CheckpointState& given, bool same_layout, const std::string& source,
+                                    CheckpointState& s) {
+  const bool root = comm_.rank() == 0;
+  std::string problem;
   std::vector<std::vector<char>> parts;
   if (root) {
     std::vector<int> owner;
@@ -281,6 +280,19 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
   if (!root && s.integrator_style == to_string(deck_.integrator.style) &&
       deck_.integrator.style == IntegratorStyle::kNoseHoover)
     integrator_.restore_chain(s.chain_position, s.chain_velocity);
+}
+
+void Simulation::restore(const CheckpointState& given, const std::string& source) {
+  refuse_misfit(given, source);
+  CheckpointState s;
+  std::vector<char> header = comm_.rank() == 0 ? pack_header(given) : std::vector<char>();
+  comm_.broadcast(header);
+  unpack_header(header, s);
+  // The same rank grid puts every atom back in its rank and slot, so the run
+  // continues bitwise; another layout places atoms by position and rebuilds.
+  const bool same_layout = s.nranks == comm_.size() && s.rank_grid == grid_.n;
+  if (same_layout && comm_.parallel()) restore_rank_cuts(s);
+  scatter_checkpoint(given, same_layout, source, s);
 
   AtomStore& a = atoms_;
   const std::size_t n = s.id.size();
@@ -294,27 +306,7 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
   step_ = s.step;
   if (device_) device_->upload(a);  // host -> device: the checkpoint's atoms
   if (same_layout) {
-    // The list exactly as it was built: ghosts and bins from the positions
-    // of the last build, in the storage order that build left.
-    timers_.start(Phase::kCommunicate);
-    if (device_ && !comm_.parallel()) {
-      timers_.next(Phase::kNeighbor);
-      device_->build_in_place();
-    } else {
-      build_ghosts();
-      timers_.next(Phase::kNeighbor);
-      build_list();
-    }
-    last_build_ = s.last_build_step;
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t i = static_cast<std::size_t>(s.storage_index[k]);
-      a.x[i] = s.position[3 * k];
-      a.y[i] = s.position[3 * k + 1];
-      a.z[i] = s.position[3 * k + 2];
-    }
-    if (device_) device_->upload_positions(a);
-    timers_.next(Phase::kCommunicate);
-    update_ghosts();
+    rebuild_as_checkpointed(s);
   } else {
     timers_.start(Phase::kOther);
     rebuild();
@@ -326,17 +318,50 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
   timers_.next(Phase::kPair);
   compute_forces();  // per-atom energy and virial for thermo
   pull_atoms();      // a rebuild on the device may have sorted them
-  // The forces the next half kick needs are the stored ones: with Langevin
-  // they hold friction from the half-step velocities, which are gone.
+  restore_forces(s);
+  timers_.stop();
+  ready_ = true;
+  thermo_started_ = true;  // the run that wrote the checkpoint printed this step
+}
+
+// The list exactly as it was built: ghosts and bins from the positions of
+// the last build, in the storage order that build left; then the positions
+// of the checkpoint's step, and their ghosts.
+void Simulation::rebuild_as_checkpointed(const CheckpointState& s) {
+  AtomStore& a = atoms_;
+  const std::size_t n = s.id.size();
+  timers_.start(Phase::kCommunicate);
+  if (device_ && !comm_.parallel()) {
+    timers_.next(Phase::kNeighbor);
+    device_->build_in_place();
+  } else {
+    build_ghosts();
+    timers_.next(Phase::kNeighbor);
+    build_list();
+  }
+  last_build_ = s.last_build_step;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = static_cast<std::size_t>(s.storage_index[k]);
+    a.x[i] = s.position[3 * k];
+    a.y[i] = s.position[3 * k + 1];
+    a.z[i] = s.position[3 * k + 2];
+  }
+  if (device_) device_->upload_positions(a);
+  timers_.next(Phase::kCommunicate);
+  update_ghosts();
+}
+
+// The forces the next half kick needs are the stored ones: with Langevin
+// they hold friction from the half-step velocities, which are gone.
+void Simulation::restore_forces(const CheckpointState& s) {
+  AtomStore& a = atoms_;
+  const std::size_t n = s.id.size();
   const std::vector<std::size_t> by_id = a.local_order_by_id();
   if (by_id.size() != n) throw std::logic_error("atoms moved between ranks while restoring a checkpoint");
   for (std::size_t k = 0; k < n; ++k)
     if (a.id[by_id[k]] != s.id[k]) throw std::logic_error("atoms moved between ranks while restoring a checkpoint");
   restore_fields(s, s.position, n, [&](std::size_t k) { return by_id[k]; }, true, a);
   if (device_) device_->upload_forces(a);
-  timers_.stop();
-  ready_ = true;
-  thermo_started_ = true;  // the run that wrote the checkpoint printed this step
 }
 
 }  // namespace tessera

@@ -2,6 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
+
+#include "comm/halo_transport_setup.hpp"
+
 using namespace tessera;
 
 namespace {
@@ -65,4 +69,82 @@ TEST_CASE("A swap can be peer-copied only when both its partners run on this ran
   // Rank 3 sees the same swaps from the other node.
   CHECK(peer_swaps_here(swaps, node, 3) == std::vector<bool>{false, false, false, true});
   CHECK_THROWS_AS(peer_swaps_here(swaps, {0, 0}, 0), std::out_of_range);  // a rank beyond the node list
+}
+
+namespace {
+
+// A device with one local atom and one ghost whose halo refresh brings the
+// ghost back as built, except through `broken` (zeroed, or a throw).
+class FakeHaloDevice final : public HaloDevice {
+ public:
+  explicit FakeHaloDevice(HaloTransport broken, bool throws = false) : broken_(broken), throws_(throws) {
+    atoms.resize_local(1);
+    atoms.resize_ghosts(1);
+    atoms.x[1] = 1.5;
+    atoms.y[1] = 2.5;
+    atoms.z[1] = 3.5;
+  }
+  void set_halo_transport(HaloTransport t) override { transport = t; }
+  std::string peer_copy_kind() const override { return ""; }
+  void set_peer_swaps(const std::vector<bool>& peer) override { peer_swaps = peer; }
+  void refresh_halo(const SwapExchange&) override {
+    if (transport != broken_) return;
+    if (throws_) throw std::runtime_error("the library took the pointer for something else");
+    atoms.x[1] = 0;
+  }
+  void download(AtomStore& a) const override { a = atoms; }
+  void upload(const AtomStore& a) override {
+    atoms = a;
+    ++uploads;
+  }
+  void build_list() override { ++builds; }
+
+  AtomStore atoms;
+  HaloTransport transport = HaloTransport::kHostStaged;
+  std::vector<bool> peer_swaps{true};
+  int uploads = 0, builds = 0;
+
+ private:
+  HaloTransport broken_;
+  bool throws_;
+};
+
+}  // namespace
+
+TEST_CASE("CUDA-aware MPI that fails the self-test falls back to host-staged", "[comm][transport]") {
+  for (bool throws : {false, true}) {
+    FakeHaloDevice device(HaloTransport::kCudaAware, throws);
+    HaloTransportSetup setup;
+    setup.choose("on", said(MpiCudaSupport::State::kNo), device);
+    CHECK(device.transport == HaloTransport::kCudaAware);
+    CHECK_FALSE(setup.tested());
+    const HaloExchange halo;  // one rank: no swaps between ranks
+    setup.self_test("auto", device, halo, Communicator::world(), 7);
+    CHECK(setup.tested());
+    CHECK(device.peer_swaps.empty());  // no swap to peer-copy
+    CHECK(device.transport == HaloTransport::kHostStaged);
+    CHECK(setup.transport().transport == HaloTransport::kHostStaged);
+    const std::string what = throws ? "rank 0: the library took the pointer for something else"
+                                    : "1 of 1 ghost positions on rank 0 differ";
+    CHECK(setup.transport().why == "CUDA-aware MPI failed the start-up self-test: " + what);
+    CHECK(setup.report() == "CUDA-aware MPI failed its self-test (" + what +
+                                "), fell back; host-staged self-test passed: 1 ghost positions (0 swaps per rank, "
+                                "0 of them between ranks) came back bit for bit");
+    // The ghosts as built went back before the second try.
+    CHECK(device.uploads == 1);
+    CHECK(device.builds == 1);
+    CHECK(device.atoms.x[1] == 1.5);
+    CHECK(setup.describe(halo.swaps()) == "host-staged");
+  }
+}
+
+TEST_CASE("A host-staged halo that fails the self-test stops the run", "[comm][transport]") {
+  FakeHaloDevice device(HaloTransport::kHostStaged);
+  HaloTransportSetup setup;
+  setup.choose("off", said(MpiCudaSupport::State::kYes), device);
+  const HaloExchange halo;
+  CHECK_THROWS_WITH(setup.self_test("off", device, halo, Communicator::world(), 7),
+                    "halo self-test at step 7 failed with the host-staged transport: 1 of 1 ghost positions on rank 0 "
+                    "differ");
+  CHECK(device.uploads == 0);
 }
