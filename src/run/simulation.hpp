@@ -8,6 +8,7 @@
 #include "atoms/atom_store.hpp"
 #include "comm/communicator.hpp"
 #include "comm/halo_exchange.hpp"
+#include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "domain/box.hpp"
 #include "domain/periodic_ghosts.hpp"
@@ -116,6 +117,7 @@ class Simulation {
   }
   const Box& box() const { return box_; }
   const Deck& deck() const { return deck_; }
+  const Units& units() const { return units_; }
   const Integrator& integrator() const { return integrator_; }
   const PairStyle& pair() const { return *pair_; }
   const NeighborList& neighbor_list() const {
@@ -195,6 +197,7 @@ class Simulation {
   }
 
   Deck deck_;
+  const Units& units_;  // the deck's, before everything that converts
   const Communicator& comm_;
   RankGrid grid_;
   std::array<int, 3> cell_{0, 0, 0};  // this rank's place in the grid
