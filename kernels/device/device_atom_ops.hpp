@@ -14,9 +14,9 @@ class DeviceAtomOps final : public AtomOps {
  public:
   DeviceAtomOps(DeviceAtoms& a, DeviceStream s) : a_(a), s_(s) {}
 
-  void half_kick(double half_dt) override {
+  void half_kick(double dtf) override {
     TESSERA_DEVICE_CALL("half kick", for_each_index(s_, a_.nlocal,
-                                                    HalfKick{half_dt, raw(a_.type), raw(a_.mass_of_type), raw(a_.fx),
+                                                    HalfKick{dtf, raw(a_.type), raw(a_.mass_of_type), raw(a_.fx),
                                                              raw(a_.fy), raw(a_.fz), raw(a_.vx), raw(a_.vy), raw(a_.vz)}));
   }
   void drift(double dt) override {

@@ -57,7 +57,7 @@ struct PotentialSpec {
 };
 
 struct NeighborSpec {
-  double skin = 0.3;
+  double skin = 0;  // the deck loader puts the units' default here
   int every = 1;
   int delay = 0;
   bool check = true;
@@ -72,7 +72,7 @@ enum class IntegratorStyle { kNve, kLangevin, kNoseHoover };
 
 struct IntegratorSpec {
   IntegratorStyle style = IntegratorStyle::kNve;
-  double dt = 0.005;
+  double dt = 0;  // the deck loader puts the units' default here
   double temperature = 0;
   double damping = 0;
   std::uint64_t seed = 0;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "deck/nearest_key.hpp"
 #include "deck/yaml_section.hpp"
@@ -60,7 +61,7 @@ std::vector<double> read_masses(const YamlSection& s, int& ntypes) {
   return m;
 }
 
-LatticeSpec read_lattice(const YamlSection& s) {
+LatticeSpec read_lattice(const YamlSection& s, const Units& units) {
   s.only();
   LatticeSpec l;
   l.style = s.string("style");
@@ -79,11 +80,12 @@ LatticeSpec read_lattice(const YamlSection& s) {
     l.constant = std::cbrt(nbasis / positive(s, "density"));
   else
     l.constant = positive(s, "constant");
-  // Reduced units: a lattice constant of a million sigma is a unit mistake,
+  // A lattice constant of a million sigma (or Angstrom) is a unit mistake,
   // and boxes that size defeat the cell lists.
   const char* given = s.has("density") ? "density" : "constant";
   if (!(l.constant <= 1e6) || !(l.constant >= 1e-6))
-    s.fail(given, fmt::format("gives a lattice constant of {:g}, outside 1e-6 .. 1e6 (reduced units)", l.constant));
+    s.fail(given, fmt::format("gives a lattice constant of {:g}, outside 1e-6 .. 1e6 {} ({} units)", l.constant,
+                              units.symbols.length, units.name));
   const YAML::Node c = s.node("cells");
   const DeckLocation at = s.where("cells");
   if (!c.IsSequence() || c.size() != 3) throw_at(at, "expected three cell counts [nx, ny, nz]");
@@ -114,13 +116,13 @@ LatticeSpec read_lattice(const YamlSection& s) {
   return l;
 }
 
-SystemSpec read_system(const YamlSection& s, const std::string& deck_dir) {
+SystemSpec read_system(const YamlSection& s, const std::string& deck_dir, const Units& units) {
   s.only();
   SystemSpec sys;
   if (s.has("lattice") == s.has("read_data")) s.fail_here("give exactly one of 'lattice' or 'read_data'");
   if (s.has("types")) sys.ntypes = static_cast<int>(positive_int(s, "types", 1000));
   if (s.has("lattice")) {
-    sys.lattice = read_lattice(s.section("lattice"));
+    sys.lattice = read_lattice(s.section("lattice"), units);
     if (s.has("masses")) sys.masses = read_masses(s, sys.ntypes);
     int highest = 1;
     for (int t : sys.lattice->basis_types) highest = std::max(highest, t);
@@ -214,10 +216,10 @@ PotentialSpec read_potential(const YamlSection& s) {
   return p;
 }
 
-NeighborSpec read_neighbor(const YamlSection& s) {
+NeighborSpec read_neighbor(const YamlSection& s, const Units& units) {
   s.only();
   NeighborSpec n;
-  n.skin = s.number("skin", n.skin);
+  n.skin = s.number("skin", units.skin_default);
   n.skin_at = s.where("skin");
   if (n.skin < 0) s.fail("skin", fmt::format("must not be negative, got {}", n.skin));
   n.every = static_cast<int>(s.has("every") ? positive_int(s, "every", 1000000) : 1);
@@ -290,8 +292,9 @@ AnalysisSpec read_analysis(const YamlSection& top, const TrajectorySpec& traject
   return a;
 }
 
-IntegratorSpec read_integrator(const YamlSection& s) {
+IntegratorSpec read_integrator(const YamlSection& s, const Units& units) {
   IntegratorSpec in;
+  in.dt = units.dt_default;
   const std::string style = s.string("style");
   if (style == "nve") {
     in.style = IntegratorStyle::kNve;
@@ -509,7 +512,8 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   const YamlSection top(root, path, "");
   top.only();
   d.units = top.string("units", "lj");
-  if (d.units != "lj") top.fail("units", fmt::format("unknown units '{}' (only 'lj' is supported)", d.units));
+  const Units* units = find_units(d.units);
+  if (!units) top.fail("units", unknown_units(d.units));
   d.backend = top.string("backend", "auto");
   if (d.backend != "auto" && d.backend != "cpu" && d.backend != "cuda")
     top.fail("backend", fmt::format("unknown backend '{}' (known: auto, cpu, cuda)", d.backend));
@@ -525,14 +529,16 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   const long long threads = top.integer("threads", 0);
   if (threads < 0 || threads > 4096) top.fail("threads", "must be between 0 (default) and 4096");
   d.threads = static_cast<int>(threads);
-  d.system = read_system(top.section("system"), dir);
+  d.system = read_system(top.section("system"), dir, *units);
   if (top.has("velocity")) d.velocity = read_velocity(top.section("velocity"));
   d.potential = read_potential(top.section("potential"));
-  if (top.has("neighbor"))
-    d.neighbor = read_neighbor(top.section("neighbor"));
-  else
+  if (top.has("neighbor")) {
+    d.neighbor = read_neighbor(top.section("neighbor"), *units);
+  } else {
+    d.neighbor.skin = units->skin_default;
     d.neighbor.skin_at = top.where("neighbor");
-  d.integrator = read_integrator(top.section("integrator"));
+  }
+  d.integrator = read_integrator(top.section("integrator"), *units);
   const YamlSection run = top.section("run");
   run.only();
   d.steps = run.integer("steps");

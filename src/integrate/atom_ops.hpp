@@ -16,7 +16,7 @@ struct LangevinKeys {
 class AtomOps {
  public:
   virtual ~AtomOps() = default;
-  virtual void half_kick(double half_dt) = 0;           // v += half_dt f / m
+  virtual void half_kick(double dtf) = 0;               // v += dtf f / m, dtf = (dt/2) ftm2v
   virtual void drift(double dt) = 0;                    // x += dt v
   virtual void langevin(const LangevinKeys& keys) = 0;  // f += friction + noise
   virtual void scale_velocities(double s) = 0;          // v *= s

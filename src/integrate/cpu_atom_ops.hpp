@@ -12,9 +12,9 @@ class CpuAtomOps final : public AtomOps {
  public:
   explicit CpuAtomOps(AtomStore& a) : a_(a) {}
 
-  void half_kick(double half_dt) override {
-    cpu_for(a_.nlocal, HalfKick{half_dt, a_.type.data(), a_.mass_of_type.data(), a_.fx.data(), a_.fy.data(),
-                                a_.fz.data(), a_.vx.data(), a_.vy.data(), a_.vz.data()});
+  void half_kick(double dtf) override {
+    cpu_for(a_.nlocal, HalfKick{dtf, a_.type.data(), a_.mass_of_type.data(), a_.fx.data(), a_.fy.data(), a_.fz.data(),
+                                a_.vx.data(), a_.vy.data(), a_.vz.data()});
   }
   void drift(double dt) override {
     cpu_for(a_.nlocal, Drift{dt, a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.x.data(), a_.y.data(), a_.z.data()});

@@ -9,10 +9,21 @@
 
 namespace tessera {
 
-Integrator::Integrator(const IntegratorSpec& spec, long long natoms, const Communicator* comm)
-    : spec_(spec), dof_(3.0 * static_cast<double>(natoms) - 3.0), comm_(comm) {
+// Each factor stands where LAMMPS's fixes have it; in lj units all are 1 and
+// x * 1 and x / 1 are exact, so lj runs keep every bit.
+Integrator::Integrator(const IntegratorSpec& spec, const Units& units, long long natoms, const Communicator* comm)
+    : spec_(spec),
+      dof_(3.0 * static_cast<double>(natoms) - 3.0),
+      kt_(units.boltz * spec.temperature),
+      mvv2e_(units.mvv2e),
+      dtf_(0.5 * spec.dt * units.ftm2v),
+      comm_(comm) {
+  if (spec_.style == IntegratorStyle::kLangevin) {
+    inv_damp_ = 1.0 / (spec_.damping * units.ftm2v);
+    noise_scale_ = std::sqrt(24.0 * kt_ / (spec_.damping * spec_.dt * units.mvv2e)) / units.ftm2v;
+  }
   if (spec_.style == IntegratorStyle::kNoseHoover) {
-    const double kt = spec_.temperature, tau2 = spec_.damping * spec_.damping;
+    const double kt = kt_, tau2 = spec_.damping * spec_.damping;
     q_.assign(spec_.chain, kt * tau2);
     q_[0] = dof_ * kt * tau2;
     xi_.assign(spec_.chain, 0.0);
@@ -30,18 +41,17 @@ void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<
 
 void Integrator::initial(AtomOps& a) {
   if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
-  a.half_kick(0.5 * spec_.dt);
+  a.half_kick(dtf_);
   a.drift(spec_.dt);
 }
 
 void Integrator::post_force(AtomOps& a, long step) {
   if (spec_.style != IntegratorStyle::kLangevin) return;
-  const double noise = std::sqrt(24.0 * spec_.temperature / (spec_.damping * spec_.dt));
-  a.langevin(LangevinKeys{1.0 / spec_.damping, noise, spec_.seed, static_cast<unsigned long long>(step)});
+  a.langevin(LangevinKeys{inv_damp_, noise_scale_, spec_.seed, static_cast<unsigned long long>(step)});
 }
 
 void Integrator::final(AtomOps& a) {
-  a.half_kick(0.5 * spec_.dt);
+  a.half_kick(dtf_);
   if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
 }
 
@@ -63,10 +73,11 @@ void Integrator::final(AtomStore& a) {
 // Propagates the chain over dt/2 and scales the particle velocities once.
 void Integrator::chain_half_step(AtomOps& a) {
   const int m = spec_.chain;
-  const double kt = spec_.temperature;
+  const double kt = kt_;
   const double dt2 = 0.5 * spec_.dt, dt4 = 0.25 * spec_.dt, dt8 = 0.125 * spec_.dt;
   double mv2 = a.sum_mv2();
   if (comm_) comm_->sum_in_rank_order(&mv2, 1);
+  mv2 *= mvv2e_;  // in energy units from here on
   auto force = [&](int k) {
     return k == 0 ? (mv2 - dof_ * kt) / q_[0] : (q_[k - 1] * vxi_[k - 1] * vxi_[k - 1] - kt) / q_[k];
   };
@@ -90,7 +101,7 @@ void Integrator::chain_half_step(AtomOps& a) {
 
 double Integrator::thermostat_energy() const {
   if (spec_.style != IntegratorStyle::kNoseHoover) return 0.0;
-  const double kt = spec_.temperature;
+  const double kt = kt_;
   double e = dof_ * kt * xi_[0];
   for (int k = 0; k < spec_.chain; ++k) {
     e += 0.5 * q_[k] * vxi_[k] * vxi_[k];

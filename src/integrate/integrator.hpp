@@ -3,6 +3,7 @@
 
 #include "atoms/atom_store.hpp"
 #include "comm/communicator.hpp"
+#include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "integrate/atom_ops.hpp"
 
@@ -16,8 +17,9 @@ namespace tessera {
 //                Verlet step (Trotter splitting, Tuckerman et al. 2006).
 class Integrator {
  public:
-  // `comm` sums the kinetic energy the chain needs over all ranks.
-  Integrator(const IntegratorSpec& spec, long long natoms, const Communicator* comm = nullptr);
+  // `comm` sums the kinetic energy the chain needs over all ranks. The
+  // factors taken from `units` are kept, not the table.
+  Integrator(const IntegratorSpec& spec, const Units& units, long long natoms, const Communicator* comm = nullptr);
 
   // The step on any backend's atoms (atom_ops.hpp).
   void initial(AtomOps& atoms);                // (chain half step), half kick, drift
@@ -45,6 +47,10 @@ class Integrator {
 
   IntegratorSpec spec_;
   double dof_;
+  double kt_;                              // boltz T, the thermostats' energy
+  double mvv2e_;                           // sum m v^2 to energy, for the chain
+  double dtf_;                             // the half kick's (dt/2) ftm2v
+  double inv_damp_ = 0, noise_scale_ = 0;  // LangevinForce's
   const Communicator* comm_ = nullptr;
   std::vector<double> q_, xi_, vxi_;  // chain masses, positions, velocities
 };

@@ -1,14 +1,16 @@
 #pragma once
 // Per-atom integrator steps as host-device functors, shared by all backends.
+// Unit conversions come in as plain doubles (core/units.hpp's factors folded
+// in by Integrator), never as the Units table, which the device cannot hold.
 #include "core/host_device.hpp"
 #include "core/types.hpp"
 #include "random/philox.hpp"
 
 namespace tessera {
 
-// v += (dt/2) f / m
+// v += dtf f / m, dtf = (dt/2) ftm2v
 struct HalfKick {
-  double half_dt;
+  double dtf;
   const int* type;
   const double* mass_of_type;
   const double* fx;
@@ -18,7 +20,7 @@ struct HalfKick {
   double* vy;
   double* vz;
   TESSERA_HD void operator()(int i) const {
-    const double dtfm = half_dt / mass_of_type[type[i]];
+    const double dtfm = dtf / mass_of_type[type[i]];
     vx[i] += dtfm * fx[i];
     vy[i] += dtfm * fy[i];
     vz[i] += dtfm * fz[i];
@@ -45,9 +47,11 @@ struct Drift {
 // f += -m v / damp + sqrt(24 kT m / (damp dt)) (u - 1/2), u uniform in (0,1),
 // which has the variance 2 kT m / (damp dt) the fluctuation-dissipation
 // theorem asks for. The noise is keyed by (seed, step, global id) only.
+// Both terms are converted to force units (mvv2e, ftm2v) as LAMMPS's fix
+// langevin does.
 struct LangevinForce {
-  double inv_damp;
-  double noise_scale;  // sqrt(24 kT / (damp dt)), times sqrt(m) per atom
+  double inv_damp;     // 1 / (damp ftm2v)
+  double noise_scale;  // sqrt(24 kT / (damp dt mvv2e)) / ftm2v, times sqrt(m) per atom
   unsigned long long seed;
   unsigned long long step;
   const AtomId* id;

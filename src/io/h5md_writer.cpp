@@ -270,6 +270,7 @@ struct Timeline {
 struct H5mdWriter::Impl {
   std::string path;
   TrajectorySpec spec;
+  std::string unit_system;  // Units::name
   long long natoms = 0;
   Handle file;  // declared before the timelines, so it closes after the objects in it
   Timeline particles;
@@ -329,12 +330,12 @@ struct H5mdWriter::Impl {
       // H5MD's units module names the unit system. In reduced LJ units every
       // quantity is a pure number in that system (lengths in sigma, times in
       // tau), so the per-dataset `unit` attributes, optional in the module,
-      // are left out: H5MD has no symbol for sigma or tau, and MDAnalysis
-      // refuses any unit string it does not know.
+      // are left out: H5MD has no symbol for sigma or tau (Units::h5md is
+      // empty), and MDAnalysis refuses any unit string it does not know.
       Handle modules = h5::create_group(meta, "modules");
       Handle units = h5::create_group(modules, "units");
       h5::write_attr_array<std::int32_t>(units, "version", {1, 0});
-      h5::write_attr_string(units, "system", "lj");
+      h5::write_attr_string(units, "system", unit_system);
     }
     Handle particles_group = h5::create_group(file, "particles");
     Handle all = h5::create_group(particles_group, "trajectory");
@@ -348,7 +349,7 @@ struct H5mdWriter::Impl {
     particles.create(all, kParticles, particle_names(), particle_types(), particle_rows());
     Handle parameters = h5::create_group(file, "parameters");
     // What the attribute-free values are measured in (see the header).
-    h5::write_attr_string(parameters, "units", "lj");
+    h5::write_attr_string(parameters, "units", unit_system);
     flush();
   }
 
@@ -426,12 +427,14 @@ struct H5mdWriter::Impl {
   }
 };
 
-H5mdWriter::H5mdWriter(const TrajectorySpec& spec, long long natoms, const std::vector<std::int64_t>& ids,
-                       const std::vector<std::int32_t>& types, const std::string& creator_version, long resume_step)
+H5mdWriter::H5mdWriter(const TrajectorySpec& spec, const Units& units, long long natoms,
+                       const std::vector<std::int64_t>& ids, const std::vector<std::int32_t>& types,
+                       const std::string& creator_version, long resume_step)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.path = spec.file;
   m.spec = spec;
+  m.unit_system = units.name;
   m.natoms = natoms;
   m.resume_step = resume_step;
   if (natoms < 0 || static_cast<long long>(ids.size()) != natoms || static_cast<long long>(types.size()) != natoms)

@@ -13,7 +13,7 @@
 //   observables/<series>    the deck's `analysis` (rdf, msd): double[F''][...],
 //                           each on its own step and time, with fixed datasets
 //                           beside them that label the value's axes
-//   parameters              units="lj"
+//   parameters              units="lj" (Units::name, as h5md/modules/units's system)
 // Values are in reduced LJ units. They carry no `unit` attribute: the units
 // module has no symbol for sigma or tau, and MDAnalysis rejects any unit string
 // it does not know, so readers must not convert units (MDAnalysis:
@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "domain/box.hpp"
 #include "thermo/thermo.hpp"
@@ -78,7 +79,7 @@ class H5mdWriter {
   // naming the file, for HDF5 failures and for an existing file that is not
   // one of our H5MD trajectories or does not match this run (atom count, ids,
   // types, fields); std::invalid_argument for inconsistent arguments.
-  H5mdWriter(const TrajectorySpec& spec, long long natoms, const std::vector<std::int64_t>& ids,
+  H5mdWriter(const TrajectorySpec& spec, const Units& units, long long natoms, const std::vector<std::int64_t>& ids,
              const std::vector<std::int32_t>& types, const std::string& creator_version, long resume_step);
   ~H5mdWriter();  // closes the file; never throws (call flush() to see errors)
   H5mdWriter(const H5mdWriter&) = delete;

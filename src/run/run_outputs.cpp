@@ -97,7 +97,7 @@ RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step
     const Topology topology = gather_topology(sim);
     if (!root_) return;
     try {
-      trajectory_ = std::make_unique<H5mdWriter>(deck.trajectory, sim.natoms(), topology.id, topology.type,
+      trajectory_ = std::make_unique<H5mdWriter>(deck.trajectory, sim.units(), sim.natoms(), topology.id, topology.type,
                                                  version_string(), resume_step);
       if (analysis_) analysis_->declare(*trajectory_);
     } catch (const h5::H5Error& e) {

@@ -45,10 +45,10 @@ class EngineHaloDevice final : public HaloDevice {
 }  // namespace
 
 Simulation::Simulation(const Deck& deck, const Communicator& comm)
-    : deck_(deck), comm_(comm), integrator_(deck.integrator, 0) {
+    : deck_(deck), units_(units_for(deck.units)), comm_(comm), integrator_(deck.integrator, units_, 0) {
   timers_.attach_wait_counter(&comm_.waited_seconds());
   if (deck_.threads > 0) omp_set_num_threads(deck_.threads);
-  BuiltSystem sys = build_system(deck_);
+  BuiltSystem sys = build_system(deck_, units_);
   box_ = sys.box;
   sub_ = SubDomain::whole(box_);
   atoms_ = std::move(sys.atoms);
@@ -57,7 +57,7 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   pair_ = find_pair_style(deck_.potential.style)->make(atoms_.ntypes, table, deck_.potential.shift);
   reach_ = pair_->max_cutoff() + deck_.neighbor.skin;
   check_analysis(deck_.analysis, pair_->max_cutoff(), box_, atoms_.ntypes);
-  integrator_ = Integrator(deck_.integrator, natoms_, &comm_);
+  integrator_ = Integrator(deck_.integrator, units_, natoms_, &comm_);
   const IdSums all = id_sums(atoms_.id.data(), atoms_.nlocal);
   id_sum_ = all.sum;
   id_hash_ = all.hash;
@@ -459,7 +459,7 @@ ThermoValues Simulation::thermo() const {
   double v[3] = {s.mv2, s.pe, s.virial};
   comm_.sum_in_rank_order(v, 3);
   s = ThermoSums{v[0], v[1], v[2]};
-  return thermo_values(step_, s, natoms_, box_.volume(), integrator_.thermostat_energy());
+  return thermo_values(step_, s, natoms_, box_.volume(), integrator_.thermostat_energy(), units_);
 }
 
 }  // namespace tessera

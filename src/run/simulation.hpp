@@ -9,6 +9,7 @@
 #include "comm/communicator.hpp"
 #include "comm/halo_exchange.hpp"
 #include "comm/halo_transport_setup.hpp"
+#include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "domain/box.hpp"
 #include "domain/periodic_ghosts.hpp"
@@ -102,6 +103,7 @@ class Simulation {
   }
   const Box& box() const { return box_; }
   const Deck& deck() const { return deck_; }
+  const Units& units() const { return units_; }
   const Integrator& integrator() const { return integrator_; }
   const PairStyle& pair() const { return *pair_; }
   const NeighborList& neighbor_list() const {
@@ -188,6 +190,7 @@ class Simulation {
   }
 
   Deck deck_;
+  const Units& units_;  // the deck's, before everything that converts
   const Communicator& comm_;
   RankGrid grid_;
   std::array<int, 3> cell_{0, 0, 0};  // this rank's place in the grid

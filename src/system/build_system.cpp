@@ -8,7 +8,7 @@
 
 namespace tessera {
 
-BuiltSystem build_system(const Deck& deck) {
+BuiltSystem build_system(const Deck& deck, const Units& units) {
   const SystemSpec& spec = deck.system;
   BuiltSystem s = spec.lattice ? build_lattice(*spec.lattice, spec.ntypes, spec.masses)
                                : read_lammps_data(spec.read_data, spec.masses);
@@ -34,7 +34,7 @@ BuiltSystem build_system(const Deck& deck) {
                                "use a larger system or a shorter cutoff",
                                cut, deck.neighbor.skin, reach, char('x' + d), 0.5 * s.box.length(d)));
     }
-  if (deck.velocity) create_velocities(s.atoms, deck.velocity->temperature, deck.velocity->seed);
+  if (deck.velocity) create_velocities(s.atoms, deck.velocity->temperature, deck.velocity->seed, units);
   if (s.natoms_total < 2) throw InputError(deck.path + ": the system needs at least 2 atoms");
   return s;
 }

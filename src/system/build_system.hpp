@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "atoms/atom_store.hpp"
+#include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "domain/box.hpp"
 
@@ -24,10 +25,10 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
 // Velocities drawn per global id from a counter-based generator, so every
 // rank layout draws the same set; zero total momentum, scaled to exactly T
 // with 3N-3 degrees of freedom.
-void create_velocities(AtomStore& atoms, double temperature, std::uint64_t seed);
+void create_velocities(AtomStore& atoms, double temperature, std::uint64_t seed, const Units& units);
 
 // The whole system the deck describes, checked against the potential
 // (types, cutoff + skin within half the box).
-BuiltSystem build_system(const Deck& deck);
+BuiltSystem build_system(const Deck& deck, const Units& units);
 
 }  // namespace tessera

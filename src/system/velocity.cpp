@@ -3,10 +3,11 @@
 
 #include "random/philox.hpp"
 #include "system/build_system.hpp"
+#include "thermo/thermo.hpp"
 
 namespace tessera {
 
-void create_velocities(AtomStore& a, double temperature, std::uint64_t seed) {
+void create_velocities(AtomStore& a, double temperature, std::uint64_t seed, const Units& units) {
   const std::size_t n = a.nlocal;
   for (std::size_t i = 0; i < n; ++i) {
     const Philox4x32 r = random_words(seed, RandomStream::kVelocity, 0, a.id[i]);
@@ -38,7 +39,7 @@ void create_velocities(AtomStore& a, double temperature, std::uint64_t seed) {
     mv2 += a.mass_of_type[a.type[i]] * (a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i]);
   }
   const double dof = 3.0 * static_cast<double>(n) - 3.0;
-  const double current = dof > 0 ? mv2 / dof : 0.0;
+  const double current = kinetic_temperature(mv2, dof, units);
   const double scale = current > 0 ? std::sqrt(temperature / current) : 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     a.vx[i] *= scale;

@@ -44,17 +44,25 @@ double sum_mv2(const AtomStore& a) {
   return out;
 }
 
-ThermoValues thermo_values(long step, const ThermoSums& s, long long natoms, double volume, double thermostat_energy) {
+double kinetic_temperature(double mv2, double dof, const Units& u) {
+  return dof > 0 ? mv2 * u.mvv2e / (dof * u.boltz) : 0.0;
+}
+
+// The factors sit where LAMMPS has them; each is 1 in lj units, and x * 1
+// and x / 1 are exact, so lj results keep every bit.
+ThermoValues thermo_values(long step, const ThermoSums& s, long long natoms, double volume, double thermostat_energy,
+                           const Units& u) {
   ThermoValues v;
   const double n = static_cast<double>(natoms);
   const double dof = 3.0 * n - 3.0;
+  const double norm = u.normalize_thermo ? n : 1.0;
   v.step = step;
-  v.temp = dof > 0 ? s.mv2 / dof : 0.0;
-  v.ke = 0.5 * s.mv2 / n;
-  v.pe = s.pe / n;
+  v.temp = kinetic_temperature(s.mv2, dof, u);
+  v.ke = 0.5 * s.mv2 * u.mvv2e / norm;
+  v.pe = s.pe / norm;
   v.etotal = v.pe + v.ke;
-  v.press = (dof * v.temp + s.virial) / (3.0 * volume);
-  v.econserve = v.etotal + thermostat_energy / n;
+  v.press = (dof * u.boltz * v.temp + s.virial) / (3.0 * volume) * u.nktv2p;
+  v.econserve = v.etotal + thermostat_energy / norm;
   return v;
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "atoms/atom_store.hpp"
+#include "core/units.hpp"
 #include "domain/box.hpp"
 
 namespace tessera {
@@ -17,16 +18,19 @@ struct ThermoSums {
 ThermoSums sum_thermo(const AtomStore& atoms);
 double sum_mv2(const AtomStore& atoms);
 
+// T = sum m v^2 / (dof k_B), 0 without degrees of freedom.
+double kinetic_temperature(double mv2, double dof, const Units& units);
+
 // The quantities LAMMPS prints with `thermo_style custom step temp pe ke etotal
-// press` and `thermo_modify norm yes`: energies per atom, T with 3N-3 degrees
-// of freedom, pressure from the kinetic and virial parts.
+// press`: T with 3N-3 degrees of freedom, pressure from the kinetic and
+// virial parts, energies per atom where the units normalise thermo (lj).
 struct ThermoValues {
   long step = 0;
   double temp = 0, pe = 0, ke = 0, etotal = 0, press = 0;
-  double econserve = 0;  // etotal plus the thermostat's energy, per atom
+  double econserve = 0;  // etotal plus the thermostat's energy, normalised alike
 };
-ThermoValues thermo_values(long step, const ThermoSums& sums, long long natoms, double volume,
-                           double thermostat_energy);
+ThermoValues thermo_values(long step, const ThermoSums& sums, long long natoms, double volume, double thermostat_energy,
+                           const Units& units);
 
 // Screen table and CSV file. Every CSV number has 17 significant digits so
 // it reads back bit-exact.

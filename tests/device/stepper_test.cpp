@@ -138,7 +138,7 @@ TEST_CASE("Langevin forces on the device are the CPU's, bit for bit", "[device][
   std::fill(cpu.fz.begin(), cpu.fz.end(), 0.0);
   device::DeviceAtoms dev;
   device::upload_atoms(compute_stream(), cpu, dev);
-  Integrator integrator(sim.deck().integrator, sim.natoms());
+  Integrator integrator(sim.deck().integrator, sim.units(), sim.natoms());
   CpuAtomOps cpu_ops(cpu);
   device::DeviceAtomOps dev_ops(dev, compute_stream());
   integrator.post_force(cpu_ops, 17);

@@ -14,6 +14,7 @@
 #include "analysis/msd.hpp"
 #include "analysis/rdf.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5.hpp"
 #include "io/h5md_writer.hpp"
@@ -406,7 +407,7 @@ TEST_CASE("analysis series in the H5MD file: created at the first sample, trimme
     return v;
   };
   {
-    H5mdWriter w(spec, 2, ids, types, "test", -1);
+    H5mdWriter w(spec, units_for("lj"), 2, ids, types, "test", -1);
     const int k = w.add_series(rdf);
     CHECK(w.series_samples(k) == 0);
     for (long step = 0; step <= 40; step += 10) w.write_series(k, step, step * 0.005, sample(step));
@@ -427,7 +428,7 @@ TEST_CASE("analysis series in the H5MD file: created at the first sample, trimme
   CHECK(read("observables/rdf/pairs") == std::vector<double>{0, 0, 1, 2});
   // A run resumed at step 20 drops 30 and 40 and writes them anew.
   {
-    H5mdWriter w(spec, 2, ids, types, "test", 20);
+    H5mdWriter w(spec, units_for("lj"), 2, ids, types, "test", 20);
     const int k = w.add_series(rdf);
     CHECK(w.series_samples(k) == 3);
     w.write_series(k, 20, 0.1, sample(77));  // already stored: skipped
@@ -441,10 +442,10 @@ TEST_CASE("analysis series in the H5MD file: created at the first sample, trimme
   // Other bins or another shape under the same name are refused.
   ObservableSeries other = rdf;
   other.axes[0].real = {0.25, 0.75, 1.25};
-  CHECK_THROWS_WITH(H5mdWriter(spec, 2, ids, types, "test", 30).add_series(other),
+  CHECK_THROWS_WITH(H5mdWriter(spec, units_for("lj"), 2, ids, types, "test", 30).add_series(other),
                     Catch::Contains("'observables/rdf/r' differs from this run's"));
   other = rdf;
   other.shape = {3, 3};
-  CHECK_THROWS_WITH(H5mdWriter(spec, 2, ids, types, "test", 30).add_series(other),
+  CHECK_THROWS_WITH(H5mdWriter(spec, units_for("lj"), 2, ids, types, "test", 30).add_series(other),
                     Catch::Contains("holds samples of shape [2, 3], this run writes [3, 3]"));
 }

@@ -15,7 +15,7 @@ TEST_CASE("created velocities: exact T, zero momentum, independent of atom order
   LatticeSpec l{"fcc", 1.6, {5, 5, 5}};
   BuiltSystem s = build_lattice(l, 2, {0.0, 1.0, 3.0});
   for (std::size_t i = 0; i < s.atoms.nlocal; i += 3) s.atoms.type[i] = 2;
-  create_velocities(s.atoms, 1.7, 99);
+  create_velocities(s.atoms, 1.7, 99, units_for("lj"));
   const auto& a = s.atoms;
   double p[3] = {0, 0, 0}, mv2 = 0;
   for (std::size_t i = 0; i < a.nlocal; ++i) {
@@ -34,7 +34,7 @@ TEST_CASE("created velocities: exact T, zero momentum, independent of atom order
   std::vector<std::size_t> order(r.atoms.nlocal);
   std::iota(order.rbegin(), order.rend(), std::size_t(0));
   r.atoms.permute_local(order);
-  create_velocities(r.atoms, 1.7, 99);
+  create_velocities(r.atoms, 1.7, 99, units_for("lj"));
   const std::size_t n = a.nlocal;
   for (std::size_t i = 0; i < n; ++i) {
     REQUIRE(r.atoms.id[n - 1 - i] == a.id[i]);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/units.hpp"
 #include "io/h5.hpp"
 #include "io/h5md_writer.hpp"
 #include "test_support.hpp"
@@ -183,7 +184,7 @@ TEST_CASE("H5MD trajectory frames, box, species and metadata read back bit-exact
   Scratch scratch("frames");
   const std::string path = scratch.file("traj.h5");
   {
-    H5mdWriter w(all_fields(path), kAtoms, kIds, kTypes, "9.8.7 (test)", -1);
+    H5mdWriter w(all_fields(path), units_for("lj"), kAtoms, kIds, kTypes, "9.8.7 (test)", -1);
     CHECK(w.frames() == 0);
     write_frames(w, {0, 10, 20});
     CHECK(w.frames() == 3);
@@ -241,7 +242,7 @@ TEST_CASE("H5MD stores only the selected fields", "[h5md]") {
   TrajectorySpec spec = all_fields(path);
   spec.velocity = spec.force = spec.image = false;
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", -1);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", -1);
     FrameData d(0);
     TrajectoryFrame f;
     f.box = d.box;
@@ -272,13 +273,13 @@ TEST_CASE("a restarted run continues the H5MD trajectory without duplicate or mi
   const std::string path = scratch.file("traj.h5");
   const TrajectorySpec spec = all_fields(path);
   auto first_run = [&] {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", -1);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", -1);
     write_frames(w, {0, 10, 20});
   };
 
   SECTION("resuming at the last stored frame keeps everything") {
     first_run();
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", 20);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", 20);
     CHECK(w.frames() == 3);
     write_frames(w, {20, 30}, 1.0);  // step 20 is already stored: skipped
     CHECK(w.frames() == 4);
@@ -286,7 +287,7 @@ TEST_CASE("a restarted run continues the H5MD trajectory without duplicate or mi
   SECTION("resuming at an earlier checkpoint drops the frames after it") {
     first_run();
     // The first run died after writing step 20 but its last checkpoint was at 10.
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", 10);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", 10);
     CHECK(w.frames() == 2);
     CHECK(w.observable_samples() == 2);
     write_frames(w, {10, 20, 30}, 1.0);
@@ -311,7 +312,7 @@ TEST_CASE("a trajectory with the old particle group name (particles/all) is cont
   const std::string path = scratch.file("traj.h5");
   const TrajectorySpec spec = all_fields(path);
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", -1);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", -1);
     write_frames(w, {0, 10});
   }
   {
@@ -319,7 +320,7 @@ TEST_CASE("a trajectory with the old particle group name (particles/all) is cont
     REQUIRE(H5Lmove(file, "particles/trajectory", file, "particles/all", H5P_DEFAULT, H5P_DEFAULT) >= 0);
   }
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", 10);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", 10);
     CHECK(w.frames() == 2);
     write_frames(w, {10, 20});
     CHECK(w.frames() == 3);
@@ -336,20 +337,20 @@ TEST_CASE("resuming between stored frames truncates the later ones", "[h5md]") {
   const std::string path = scratch.file("traj.h5");
   const TrajectorySpec spec = all_fields(path);
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", -1);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", -1);
     write_frames(w, {0, 10, 20});
   }
-  { H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", 15); }
+  { H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", 15); }
   require_steps(path, {0, 10}, {0, 10});
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", 15);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", 15);
     CHECK(w.frames() == 2);
     write_frames(w, {15, 25});
   }
   require_steps(path, {0, 10, 15, 25}, {0, 10, 15, 25});
   // Before the first frame: nothing left, and the file is still ours to append to.
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", 0);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", 0);
     CHECK(w.frames() == 1);
   }
   require_steps(path, {0}, {0});
@@ -360,7 +361,7 @@ TEST_CASE("a half-written frame left by a killed run is dropped on resume", "[h5
   const std::string path = scratch.file("traj.h5");
   const TrajectorySpec spec = all_fields(path);
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", -1);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", -1);
     write_frames(w, {0, 10});
   }
   {
@@ -383,7 +384,7 @@ TEST_CASE("a half-written frame left by a killed run is dropped on resume", "[h5
     }
   }
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", 100);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", 100);
     CHECK(w.frames() == 2);
     write_frames(w, {20});
   }
@@ -397,13 +398,13 @@ TEST_CASE("resume creates a missing trajectory, and a fresh run truncates an exi
   const std::string path = scratch.file("traj.h5");
   const TrajectorySpec spec = all_fields(path);
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", 50);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", 50);
     CHECK(w.frames() == 0);
     write_frames(w, {50, 60});
   }
   require_steps(path, {50, 60}, {50, 60});
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", -1);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", -1);
     CHECK(w.frames() == 0);
     write_frames(w, {0});
   }
@@ -415,12 +416,12 @@ TEST_CASE("an H5MD file that does not fit the run is refused with a clear messag
   const std::string path = scratch.file("traj.h5");
   const TrajectorySpec spec = all_fields(path);
   {
-    H5mdWriter w(spec, kAtoms, kIds, kTypes, "v", -1);
+    H5mdWriter w(spec, units_for("lj"), kAtoms, kIds, kTypes, "v", -1);
     write_frames(w, {0, 10});
   }
   const auto resume = [&](const TrajectorySpec& s, long long n, const std::vector<std::int64_t>& ids,
                           const std::vector<std::int32_t>& types) {
-    return error_of([&] { H5mdWriter w(s, n, ids, types, "v", 10); });
+    return error_of([&] { H5mdWriter w(s, units_for("lj"), n, ids, types, "v", 10); });
   };
 
   std::vector<std::int64_t> ids6 = kIds;
@@ -459,6 +460,6 @@ TEST_CASE("an H5MD file that does not fit the run is refused with a clear messag
              Catch::Contains("trajectory " + text) && Catch::Contains("cannot open the existing file"));
 
   other.file = scratch.file("no-such-folder/traj.h5");
-  CHECK_THAT(error_of([&] { H5mdWriter w(other, kAtoms, kIds, kTypes, "v", -1); }),
+  CHECK_THAT(error_of([&] { H5mdWriter w(other, units_for("lj"), kAtoms, kIds, kTypes, "v", -1); }),
              Catch::Contains("trajectory " + other.file) && Catch::Contains("cannot create the file"));
 }

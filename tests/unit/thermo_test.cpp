@@ -41,7 +41,7 @@ TEST_CASE("thermo CSV numbers read back bit-exact", "[thermo]") {
 
 TEST_CASE("pressure and temperature follow the LAMMPS definitions", "[thermo]") {
   ThermoSums s{30.0, -50.0, 12.0};
-  const ThermoValues v = thermo_values(7, s, 4, 8.0, 0.0);
+  const ThermoValues v = thermo_values(7, s, 4, 8.0, 0.0, units_for("lj"));
   const double dof = 3 * 4 - 3;
   CHECK(v.temp == Approx(30.0 / dof));
   CHECK(v.ke == Approx(15.0 / 4));
