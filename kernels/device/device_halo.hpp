@@ -130,6 +130,12 @@ class DeviceHalo {
     handshake_due_ = any_peer();
   }
 
+  // The box changed size: each swap's shift is its image count times the
+  // new length (HaloExchange::set_box on the host).
+  void set_box(const Box& box) {
+    for (HaloSwap& s : swaps_) s.shift = s.image * box.length(s.dim);
+  }
+
   // The peer copies' handshake, when a build has made one due. It
   // allocates, so the overlapped refresh runs it before the forces are
   // queued; a failure waits for refresh() to report it.

@@ -86,6 +86,8 @@ class DeviceForcePipeline {
     builder_.build(atoms_, sd_, reach_, list_);
   }
   // Between rebuilds: the ghosts follow their sources.
+  // The box changed: wrap, ghosts and the next build use the new sub-box.
+  void set_sub_domain(const SubDomain& sd) { sd_ = sd; }
   void refresh_ghosts() { ghosts_.refresh(atoms_, sd_.global); }
   void compute_forces() { pair_.compute(atoms_, list_, opt_.mixed); }
 

@@ -90,6 +90,10 @@ class PipelineEngine final : public DeviceEngine {
     migration_.release_scratch();
     TESSERA_DEVICE_CALL("neighbour list build", (pipe_.build_list(sd), halo_.set(swaps)));
   }
+  void set_box(const SubDomain& sd) override {
+    pipe_.set_sub_domain(sd);
+    halo_.set_box(sd.global);
+  }
   // HaloExchange calls these through the host's messages; a device error
   // names the device step all the same.
   HaloAtoms& halo_atoms() override { return checked_; }

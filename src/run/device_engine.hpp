@@ -60,6 +60,10 @@ class DeviceEngine {
   // Several ranks: the list of the uploaded locals and ghosts (built on the
   // host) over this rank's sub-box, and the halo's swaps.
   virtual void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) = 0;
+  // The box changed (Simulation::set_box): the device's copy of this rank's
+  // sub-box (wrap, ghosts, cells) and the halo's shifts follow. The list is
+  // rebuilt at the next step.
+  virtual void set_box(const SubDomain& sd) = 0;
   virtual void refresh_halo(const SwapExchange& exchange) = 0;
   // Several ranks, a rebuild on the device: HaloExchange::migrate and build
   // through halo_atoms(), with wrap() after the migration and sort() (deck

@@ -163,6 +163,7 @@ void Simulation::rebuild() {
     device_->rebuild();
     device_changed(true);
     last_build_ = step_;
+    box_changed_ = false;
     list_current_ = true;
     return;
   }
@@ -187,6 +188,7 @@ void Simulation::rebuild() {
     list_current_ = true;
     if (!transport_.tested()) check_halo_transport();
     last_build_ = step_;
+    box_changed_ = false;
     return;
   }
   // Without a device, or with the host's rebuild (rebuilds_on_device):
@@ -217,6 +219,7 @@ void Simulation::rebuild() {
   }
   list_current_ = true;
   last_build_ = step_;
+  box_changed_ = false;
 }
 
 void Simulation::migrate(HaloAtoms& atoms) {
@@ -338,7 +341,25 @@ void Simulation::setup() {
   ready_ = true;
 }
 
+void Simulation::set_box(const Box& box) {
+  box_ = box;
+  sub_ = comm_.parallel() ? tessera::sub_domain(box_, grid_, cell_) : SubDomain::whole(box_);
+  std::string thin;
+  for (int d = 0; d < 3 && thin.empty(); ++d)
+    if (grid_.n[d] > 1 && sub_.hi[d] - sub_.lo[d] < reach_)
+      thin = fmt::format("step {}: the box changed to {:.10g} along {}: rank {}'s sub-box is {:.10g} thick, thinner "
+                         "than cutoff + skin = {:g} ({} ranks along {})",
+                         step_, box_.length(d), "xyz"[d], comm_.rank(), sub_.hi[d] - sub_.lo[d], reach_, grid_.n[d],
+                         "xyz"[d]);
+  // Every rank stops, or none (the rank that found it says why).
+  if (comm_.max(thin.empty() ? 0 : 1) > 0) throw SimulationError(thin);
+  halo_.set_box(box_);
+  if (device_) device_->set_box(sub_);
+  box_changed_ = true;
+}
+
 bool Simulation::rebuild_due() {
+  if (box_changed_) return true;
   return tessera::rebuild_due(deck_.neighbor, step_ - last_build_,
                               [&] {
                                 return comm_.max(device_ ? device_->max_displacement_sq()

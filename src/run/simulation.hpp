@@ -125,6 +125,14 @@ class Simulation {
   long steps_run() const { return steps_run_; }
   double reach() const { return reach_; }
 
+  // The box changes (a barostat, a deformation): every copy of it follows
+  // (this rank's sub-box, the halo's shifts on the host and the device, the
+  // device's sub-box), the sub-boxes are checked to stay at least cutoff +
+  // skin thick (SimulationError naming the step otherwise, on every rank),
+  // and the next step rebuilds the list. Atoms are not moved: the caller
+  // remaps them. Collective with several ranks.
+  void set_box(const Box& box);
+
   // Recomputes forces for the current positions (tests, after editing atoms).
   void compute_forces();
   // Neighbour-list builds so far (on either backend, without a copy).
@@ -215,6 +223,7 @@ class Simulation {
   double reach_ = 0;
   long step_ = 0;
   long last_build_ = 0;
+  bool box_changed_ = false;  // set_box since the last build: rebuild next
   long steps_run_ = 0;
   double loop_seconds_ = 0;
   bool ready_ = false;

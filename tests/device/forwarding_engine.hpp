@@ -28,6 +28,7 @@ class ForwardingEngine : public DeviceEngine {
   std::string peer_copy_kind() const override { return e_->peer_copy_kind(); }
   void set_peer_swaps(const std::vector<bool>& peer) override { e_->set_peer_swaps(peer); }
   HaloAtoms& halo_atoms() override { return e_->halo_atoms(); }
+  void set_box(const SubDomain& sd) override { e_->set_box(sd); }
   void wrap() override { e_->wrap(); }
   void sort(const SubDomain& sd) override { e_->sort(sd); }
   bool rebuilds_on_device() const override { return e_->rebuilds_on_device(); }
