@@ -34,6 +34,7 @@ struct ClusterPairForce {
   double* fz;
   double* pe;
   double* virial;
+  bool accumulate;  // a later force of the list: add, do not store
 
   TESSERA_HD void operator()(int t) const {
     const int r = rows ? rows[t / kClusterSize] : t / kClusterSize;
@@ -53,7 +54,7 @@ struct ClusterPairForce {
         if (j != i) s.add(x[j], y[j], z[j], type[j]);
       }
     }
-    s.store(i, fx, fy, fz, pe, virial);
+    s.store(i, fx, fy, fz, pe, virial, accumulate);
   }
 };
 

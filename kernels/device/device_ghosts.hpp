@@ -11,6 +11,9 @@
 #include <climits>
 #include <stdexcept>
 
+#include <string>
+#include <vector>
+
 #include "device/device_atoms.hpp"
 #include "domain/box.hpp"
 
@@ -120,6 +123,14 @@ struct MoveGhost {
   }
 };
 
+// Ghost g takes its source's value of a quantity that no image shifts.
+struct CopyFromSource {
+  int nlocal;
+  const int* source;
+  double* v;
+  TESSERA_HD void operator()(int g) const { v[nlocal + g] = v[source[g]]; }
+};
+
 }  // namespace detail
 
 class DeviceGhosts {
@@ -179,6 +190,21 @@ class DeviceGhosts {
                                      raw(a.x),
                                      raw(a.y),
                                      raw(a.z)});
+  }
+
+  // Any registered quantity to the ghosts (a force's intermediate between
+  // its passes, forces/force.hpp): positions as refresh() moves them, any
+  // other quantity copied from the ghost's source unshifted.
+  void forward(DeviceAtoms& a, const std::string& quantity, const Box& box, const DeviceStream& on) const {
+    forward(a, forwardable_arrays(a, quantity.c_str(), [](dvec<double>& d) { return raw(d); }),
+            moves_with_image(quantity.c_str()), box, on);
+  }
+  // The same for `fields` of `a` (locals, then ghosts): positions when
+  // `periodic`, otherwise copied unshifted.
+  void forward(DeviceAtoms& a, const std::vector<double*>& fields, bool periodic, const Box& box,
+               const DeviceStream& on) const {
+    if (periodic) return refresh(a, box, on);
+    for (double* v : fields) for_each_index(on, a.nghost, detail::CopyFromSource{a.nlocal, raw(source_), v});
   }
 
   // Per ghost: the local atom it images and its shift in box lengths (3 each).

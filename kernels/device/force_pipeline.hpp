@@ -1,25 +1,29 @@
 #pragma once
 // The device force pipeline of one rank: the atoms stay on the device; a
 // rebuild wraps, sorts, makes ghosts and lists neighbours, other steps move
-// the ghosts; then pair forces. The order of a rebuild is Simulation::rebuild's
-// (src/run/simulation.cpp), so the device reproduces the CPU's state.
+// the ghosts; then the forces of its list (device_force.hpp), pass by pass.
+// The order of a rebuild is Simulation::rebuild's (src/run/simulation.cpp),
+// so the device reproduces the CPU's state.
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "device/device_atoms.hpp"
+#include "device/device_force.hpp"
 #include "device/device_ghosts.hpp"
 #include "device/halo_overlap.hpp"
 #include "device/neighbor_build.hpp"
-#include "device/pair_forces.hpp"
 #include "device/reductions.hpp"
 #include "device/spatial_sort.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
-template <class Pot>
 class DeviceForcePipeline {
  public:
-  using Potential = Pot;
   struct Options {
     bool sort = true;         // deck neighbor.sort
     int initial_stride = 64;  // neighbours per atom before the first build
@@ -27,9 +31,14 @@ class DeviceForcePipeline {
     bool clusters = false;    // deck neighbor.layout: clusters
   };
 
-  // `reach`: cutoff + skin; `params`: the (ntypes+1)^2 table of Pot::Params.
+  // Forwards one quantity (a FieldInfo::name) of the locals to the ghosts,
+  // queued on the stream given.
+  using Forward = std::function<void(const std::string& quantity, const DeviceStream& on)>;
+
+  // `reach`: cutoff + skin; `forces`: the list, in the host list's order
+  // (device_forces_of.hpp), queued on `s`.
   // `s`: the stream of all work but the halo's; `halo`: the halo's.
-  DeviceForcePipeline(const SubDomain& sd, double reach, int ntypes, const std::vector<typename Pot::Params>& params,
+  DeviceForcePipeline(const SubDomain& sd, double reach, std::vector<std::unique_ptr<DeviceForce>> forces,
                       Options opt, DeviceStream s, DeviceStream halo)
       : sd_(sd),
         reach_(reach),
@@ -39,8 +48,10 @@ class DeviceForcePipeline {
         ghosts_(s),
         sorter_(s),
         builder_(s),
-        pair_(ntypes, params, s),
+        forces_(std::move(forces)),
         overlap_(s, halo) {
+    if (forces_.empty()) throw std::invalid_argument("DeviceForcePipeline: no force to compute");
+    for (const auto& f : forces_) single_pass_ = single_pass_ && f->passes() == 1;
     list_.stride = opt.initial_stride;
     list_.clustered = opt.clusters;
     list_.clusters.stride = opt.initial_stride;
@@ -85,11 +96,14 @@ class DeviceForcePipeline {
     sd_ = sd;
     builder_.build(atoms_, sd_, reach_, list_);
   }
-  // Between rebuilds: the ghosts follow their sources.
   // The box changed: wrap, ghosts and the next build use the new sub-box.
   void set_sub_domain(const SubDomain& sd) { sd_ = sd; }
+  // Between rebuilds: the ghosts follow their sources.
   void refresh_ghosts() { ghosts_.refresh(atoms_, sd_.global); }
-  void compute_forces() { pair_.compute(atoms_, list_, opt_.mixed); }
+  // Every force of the list, pass by pass; one rank: the periodic images
+  // carry what a force forwards between its passes.
+  void compute_forces() { compute_forces(periodic_forward()); }
+  void compute_forces(const Forward& forward) { run_list(nullptr, forward); }
 
   // The ghost refresh and the forces, overlapped (GROMACS's local /
   // non-local split): the forces on atoms with no ghost neighbour run on
@@ -97,22 +111,30 @@ class DeviceForcePipeline {
   // halo stream (periodic images, or the halo between ranks), then the rest
   // once it has landed. Each atom's sums are those of compute_forces(), bit
   // for bit. A cluster list splits by rows: those that read no ghost first.
+  // A force of several passes reads ghosts' intermediates in its later
+  // passes, so a list with one runs after the refresh, unsplit.
   template <class Refresh>
-  void refresh_and_compute(Refresh&& refresh) {
+  void refresh_and_compute(Refresh&& refresh, const Forward& forward) {
     const bool c = list_.clustered;
     positions_ready_.after(stream_, halo_stream_);  // the step's positions, before the forces are queued
+    if (!single_pass_) {
+      refresh(halo_stream_);
+      halo_landed_.after(halo_stream_, stream_);
+      return run_list(nullptr, forward);
+    }
     overlap_.interior_start();
-    pair_.compute_some(atoms_, list_, c ? list_.clusters.inner : list_.inner, opt_.mixed);
+    run_list(c ? &list_.clusters.inner : &list_.inner, forward);
     overlap_.interior_end();
     overlap_.halo_start();
     refresh(halo_stream_);
     overlap_.halo_end();
     halo_landed_.after(halo_stream_, stream_);
-    pair_.compute_some(atoms_, list_, c ? list_.clusters.outer : list_.outer, opt_.mixed);
+    run_list(c ? &list_.clusters.outer : &list_.outer, forward);
   }
   // One rank: the periodic images, overlapped as above.
   void refresh_ghosts_and_compute() {
-    refresh_and_compute([this](const DeviceStream& on) { ghosts_.refresh(atoms_, sd_.global, on); });
+    refresh_and_compute([this](const DeviceStream& on) { ghosts_.refresh(atoms_, sd_.global, on); },
+                        periodic_forward());
   }
   HaloTimes halo_times() { return overlap_.times(); }
   const DeviceStream& halo_stream() const { return halo_stream_; }
@@ -130,6 +152,24 @@ class DeviceForcePipeline {
   const DeviceStream& stream() const { return stream_; }
 
  private:
+  // Each force's passes back to back, with its forwards between them; the
+  // first force stores, the later ones add. `some`: the atoms (or rows) to
+  // run, null for all.
+  void run_list(const dvec<int>* some, const Forward& forward) {
+    bool accumulate = false;
+    for (const auto& f : forces_) {
+      for (int p = 0; p < f->passes(); ++p) {
+        if (p > 0)
+          for (const std::string& q : f->forwarded_after(p - 1)) forward(q, stream_);
+        f->compute(p, atoms_, list_, some, opt_.mixed, accumulate);
+      }
+      accumulate = true;
+    }
+  }
+  Forward periodic_forward() {
+    return [this](const std::string& q, const DeviceStream& on) { ghosts_.forward(atoms_, q, sd_.global, on); };
+  }
+
   SubDomain sd_;
   double reach_;
   Options opt_;
@@ -139,7 +179,8 @@ class DeviceForcePipeline {
   SpatialSorter sorter_;
   DeviceNeighborBuilder builder_;
   DeviceNeighborList list_;
-  DevicePairForces<Pot> pair_;
+  std::vector<std::unique_ptr<DeviceForce>> forces_;
+  bool single_pass_ = true;  // every force of the list has one pass
   StreamOrder positions_ready_, halo_landed_;
   HaloOverlapClock overlap_;
   mutable OrderedSums sums_;  // scratch only: a sum changes nothing

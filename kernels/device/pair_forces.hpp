@@ -1,11 +1,14 @@
 #pragma once
 // Pair forces on the device: PairForce<Pot> (src/potentials/pair_force.hpp),
-// the one pair loop every backend runs, one thread per local atom.
+// the one pair loop every backend runs, one thread per local atom, or
+// ClusterPairForce<Pot> over a cluster list. A device force of one pass
+// (device_force.hpp): the one place a pipeline is typed by a potential.
 #include <stdexcept>
 #include <vector>
 
-#include "device/device_atoms.hpp"
 #include "device/cluster_forces.hpp"
+#include "device/device_atoms.hpp"
+#include "device/device_force.hpp"
 #include "device/neighbor_build.hpp"
 #include "potentials/pair_force.hpp"
 
@@ -26,47 +29,43 @@ struct OverAtoms {
 }  // namespace detail
 
 template <class Pot>
-class DevicePairForces {
+class DevicePairForce final : public DeviceForce {
  public:
   using Params = typename Pot::Params;
 
   // `table`: (ntypes+1)^2 entries, row-major by type, as Pot::params fills
   // them (PairStyleImpl<Pot>::params() on the host).
-  DevicePairForces(int ntypes, const std::vector<Params>& table, DeviceStream s)
+  DevicePairForce(int ntypes, const std::vector<Params>& table, DeviceStream s)
       : stream_(s), type_stride_(ntypes + 1) {
     if (ntypes < 1 || table.size() != static_cast<std::size_t>(type_stride_) * type_stride_)
-      throw std::invalid_argument("DevicePairForces: the parameter table must have (ntypes+1)^2 entries");
+      throw std::invalid_argument("DevicePairForce: the parameter table must have (ntypes+1)^2 entries");
     assign(stream_, params_, table);  // host -> device
   }
 
-  // Forces, per-atom energies and virials of the local atoms; `mixed`: the
-  // pair math in float (pair_force.hpp).
-  void compute(DeviceAtoms& a, const DeviceNeighborList& nl, bool mixed = false) const {
+  // Forces, per-atom energies and virials of the local atoms (all, or
+  // those of `some`); `mixed`: the pair math in float (pair_force.hpp).
+  void compute(int, DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, bool mixed,
+               bool accumulate) const override {
     if (mixed)
-      run<float>(a, nl, nullptr);
+      run<float>(a, nl, some, accumulate);
     else
-      run<double>(a, nl, nullptr);
+      run<double>(a, nl, some, accumulate);
   }
-  // Only the atoms of `some`: nl.inner or nl.outer (local atoms), or for a
-  // cluster list nl.clusters.inner or .outer (rows). Each atom's sums are
-  // the same bits as in compute(), whatever the split.
-  void compute_some(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>& some, bool mixed) const {
-    if (mixed)
-      run<float>(a, nl, &some);
-    else
-      run<double>(a, nl, &some);
+  // All local atoms, stored: the pair style alone (tests).
+  void compute(DeviceAtoms& a, const DeviceNeighborList& nl, bool mixed = false) const {
+    compute(0, a, nl, nullptr, mixed, false);
   }
 
  private:
   template <class Real>
-  void run(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some) const {
+  void run(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, bool accumulate) const {
     if (nl.clustered) {
       const DeviceClusterList& c = nl.clusters;
       const ClusterPairForce<Pot, Real> f{raw(a.x),       raw(a.y),        raw(a.z),      raw(a.type),  raw(c.slot_atom),
                                           raw(c.first),   raw(c.row_cluster), raw(c.count), raw(c.cj),   raw(c.jmask),
                                           c.stride,       a.nlocal,        some ? raw(*some) : nullptr,
                                           raw(params_),   type_stride_,    raw(a.fx),     raw(a.fy),    raw(a.fz),
-                                          raw(a.pe),      raw(a.virial)};
+                                          raw(a.pe),      raw(a.virial),   accumulate};
       const int rows = some ? static_cast<int>(some->size()) : c.nrows;
       for_each_index(stream_, rows * kClusterSize, f);
       return;
@@ -86,6 +85,7 @@ class DevicePairForces {
     f.fz = raw(a.fz);
     f.pe = raw(a.pe);
     f.virial = raw(a.virial);
+    f.accumulate = accumulate;
     if (some)
       for_each_index(stream_, static_cast<int>(some->size()), detail::OverAtoms<PairForce<Pot, Real>>{raw(*some), f});
     else

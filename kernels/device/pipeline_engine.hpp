@@ -12,11 +12,11 @@
 
 #include "core/error.hpp"
 #include "device/device_atom_ops.hpp"
+#include "device/device_forces_of.hpp"
 #include "device/device_halo.hpp"
 #include "device/device_migration.hpp"
 #include "device/force_pipeline.hpp"
 #include "device/phase_timeline.hpp"
-#include "potentials/pair_style_impl.hpp"
 #include "potentials/potential_list.hpp"
 #include "run/device_engine.hpp"
 #include "run/simulation.hpp"
@@ -25,10 +25,9 @@
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
-template <class Pot>
 class PipelineEngine final : public DeviceEngine {
-  static typename DeviceForcePipeline<Pot>::Options options(const Simulation& sim) {
-    typename DeviceForcePipeline<Pot>::Options o;
+  static DeviceForcePipeline::Options options(const Simulation& sim) {
+    DeviceForcePipeline::Options o;
     o.sort = sim.deck().neighbor.sort;
     o.mixed = sim.deck().precision == "mixed";
     o.clusters = sim.deck().neighbor.layout == "clusters";
@@ -36,11 +35,12 @@ class PipelineEngine final : public DeviceEngine {
   }
 
  public:
-  PipelineEngine(const Simulation& sim, std::string description, DeviceStream s, DeviceStream halo)
+  // `forces`: the device twins of sim.forces() (device_forces_of.hpp).
+  PipelineEngine(const Simulation& sim, std::string description, DeviceForces forces, DeviceStream s,
+                 DeviceStream halo)
       : sim_(sim),
         description_(std::move(description)),
-        pipe_(sim.sub_domain(), sim.reach(), sim.atoms().ntypes,
-              dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params(), options(sim), s, halo),
+        pipe_(sim.sub_domain(), sim.reach(), std::move(forces), options(sim), s, halo),
         ops_(pipe_.atoms(), pipe_.stream()),
         halo_(pipe_.stream()),
         migration_(pipe_.atoms(), pipe_.stream()),
@@ -109,14 +109,19 @@ class PipelineEngine final : public DeviceEngine {
   void set_peer_swaps(const std::vector<bool>& peer) override {
     TESSERA_DEVICE_CALL("peer copies", halo_.set_peer_swaps(peer));
   }
-  void compute_forces() override { TESSERA_DEVICE_CALL("pair forces", pipe_.compute_forces()); }
+  void compute_forces(const SwapExchange* exchange) override {
+    if (!exchange) return TESSERA_DEVICE_CALL("forces", pipe_.compute_forces());
+    TESSERA_DEVICE_CALL("forces", pipe_.compute_forces(halo_forward(*exchange)));
+  }
   void refresh_and_compute(const SwapExchange* exchange) override {
-    if (!exchange) return TESSERA_DEVICE_CALL("ghost refresh and pair forces", pipe_.refresh_ghosts_and_compute());
+    if (!exchange) return TESSERA_DEVICE_CALL("ghost refresh and forces", pipe_.refresh_ghosts_and_compute());
     // The peer copies' handshake allocates: before the two streams start.
     TESSERA_DEVICE_CALL("peer copies' handshake", halo_.prepare(*exchange));
-    TESSERA_DEVICE_CALL("halo refresh and pair forces", pipe_.refresh_and_compute([&](const DeviceStream& on) {
-      halo_.refresh(pipe_.atoms(), *exchange, on);
-    }));
+    TESSERA_DEVICE_CALL("halo refresh and forces", pipe_.refresh_and_compute(
+                                                       [&](const DeviceStream& on) {
+                                                         halo_.refresh(pipe_.atoms(), *exchange, on);
+                                                       },
+                                                       halo_forward(*exchange)));
   }
   HaloOverlap halo_overlap() override {
     const HaloTimes t = TESSERA_DEVICE_CALL("halo times", pipe_.halo_times());
@@ -144,12 +149,28 @@ class PipelineEngine final : public DeviceEngine {
     return TESSERA_DEVICE_CALL("phase times", timeline_.seconds());
   }
 
-  const DeviceForcePipeline<Pot>& pipeline() const { return pipe_; }
+  const DeviceForcePipeline& pipeline() const { return pipe_; }
 
  private:
+  // Several ranks: what a force forwards between its passes goes through
+  // the halo, on every transport.
+  DeviceForcePipeline::Forward halo_forward(const SwapExchange& exchange) {
+    return [this, &exchange](const std::string& q, const DeviceStream& on) {
+      const std::vector<double*> v =
+          forwardable_arrays(pipe_.atoms(), q.c_str(), [](dvec<double>& d) { return raw(d); });
+      HaloFields f;
+      if (v.size() > static_cast<std::size_t>(HaloFields::kMaxWidth))
+        throw std::invalid_argument("device halo: " + q + " has more values per atom than a forward carries");
+      for (std::size_t c = 0; c < v.size(); ++c) f.v[c] = v[c];
+      f.width = static_cast<int>(v.size());
+      f.periodic = moves_with_image(q.c_str());
+      halo_.forward(f, exchange, on);
+    };
+  }
+
   const Simulation& sim_;  // owns this engine; read for the step a device error names
   std::string description_;
-  DeviceForcePipeline<Pot> pipe_;
+  DeviceForcePipeline pipe_;
   DeviceAtomOps ops_;
   // Each call of HaloAtoms through TESSERA_DEVICE_CALL.
   class CheckedHaloAtoms final : public HaloAtoms {
@@ -181,18 +202,18 @@ class PipelineEngine final : public DeviceEngine {
   PhaseTimeline timeline_;
 };
 
-// The engine for `sim`'s potential, one of `Pots` (potential_list.hpp).
+// The engine for `sim`'s forces, each one of `Pots` (potential_list.hpp).
 template <class... Pots>
-std::unique_ptr<DeviceEngine> make_pipeline_engine(PotentialList<Pots...>, const Simulation& sim,
+std::unique_ptr<DeviceEngine> make_pipeline_engine(PotentialList<Pots...> pots, const Simulation& sim,
                                                    const std::string& description, DeviceStream s,
                                                    DeviceStream halo) {
-  std::unique_ptr<DeviceEngine> e;
-  const std::string& style = sim.deck().potential.style;
-  ((style == Pots::name && !e ? (void)(e = std::make_unique<PipelineEngine<Pots>>(sim, description, s, halo))
-                              : (void)0),
-   ...);
-  if (!e) throw InputError(fmt::format("{}: potential.style {} has no device version", sim.deck().path, style));
-  return e;
+  DeviceForces forces;
+  try {
+    forces = device_forces(pots, sim.forces(), sim.atoms().ntypes, s);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("{}: potential.style {}: {}", sim.deck().path, sim.deck().potential.style, e.what()));
+  }
+  return std::make_unique<PipelineEngine>(sim, description, std::move(forces), s, halo);
 }
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

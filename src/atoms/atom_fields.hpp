@@ -9,6 +9,9 @@
 // copies then carry it without further edits.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "core/types.hpp"
 
@@ -95,6 +98,25 @@ inline std::size_t field_bytes(unsigned mask) {
   TESSERA_ATOM_FIELDS(TESSERA_FIELD_BYTES)
 #undef TESSERA_FIELD_BYTES
   return bytes;
+}
+
+// Whether a periodic image shifts `quantity` by the box (positions only):
+// the halo adds a swap's shift to it; every other quantity travels as is.
+inline bool moves_with_image(const char* quantity) { return std::strcmp(quantity, "position") == 0; }
+
+// The arrays of quantity `name` that a force may forward between passes
+// (ghost-stored, of doubles), in component order, each as data(array): a
+// raw pointer into the host's or the device's vector. Empty when the
+// registry has no such quantity.
+template <class Store, class Data>
+std::vector<double*> forwardable_arrays(Store& store, const char* name, Data data) {
+  std::vector<double*> out;
+  for_each_field(store, kFieldGhost, [&](auto& v, const FieldInfo& f) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    if constexpr (std::is_same_v<T, double>)
+      if (std::strcmp(f.name, name) == 0) out.push_back(data(v));
+  });
+  return out;
 }
 
 }  // namespace tessera

@@ -35,6 +35,7 @@ struct PairKernelArgs {
   double* fz;
   double* pe;
   double* virial;
+  bool accumulate;  // add to fx ... virial instead of storing (a later force of the list)
 };
 
 // The potentials with kernels compiled for every instruction set. A

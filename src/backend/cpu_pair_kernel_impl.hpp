@@ -147,12 +147,11 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
       for (int l = 0; l < W; ++l) idx[l] = k + l < n ? list[k + l] : i;
       pair_block<Pot, kOneType>(a, row, idx, n - k, pi[0], pi[1], pi[2], s);
     }
-    a.fx[i] = reduce_lanes(s.fx);
-    a.fy[i] = reduce_lanes(s.fy);
-    a.fz[i] = reduce_lanes(s.fz);
     // Each pair is visited from both ends: half the energy and virial here.
-    a.pe[i] = 0.5 * reduce_lanes(s.e);
-    a.virial[i] = 0.5 * reduce_lanes(s.w);
+    const double f[5] = {reduce_lanes(s.fx), reduce_lanes(s.fy), reduce_lanes(s.fz), 0.5 * reduce_lanes(s.e),
+                         0.5 * reduce_lanes(s.w)};
+    double* out[5] = {a.fx, a.fy, a.fz, a.pe, a.virial};
+    for (int c = 0; c < 5; ++c) out[c][i] = a.accumulate ? out[c][i] + f[c] : f[c];
   }
 }
 

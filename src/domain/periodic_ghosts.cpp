@@ -56,6 +56,9 @@ void PeriodicGhosts::build(AtomStore& a, const SubDomain& sd, double reach) {
       }
     }
   }
+  // Ghost-stored fields the loop above does not copy (a force's forwarded
+  // intermediates) get their ghost entries too.
+  a.resize_ghosts(a.nghost);
 }
 
 void PeriodicGhosts::update_positions(AtomStore& a, const Box& box) const {
@@ -68,6 +71,15 @@ void PeriodicGhosts::update_positions(AtomStore& a, const Box& box) const {
     a.x[nl + g] = a.x[s] + shift_[3 * g] * lx;
     a.y[nl + g] = a.y[s] + shift_[3 * g + 1] * ly;
     a.z[nl + g] = a.z[s] + shift_[3 * g + 2] * lz;
+  }
+}
+
+void PeriodicGhosts::forward(AtomStore& a, const std::vector<double*>& fields, bool periodic, const Box& box) const {
+  if (periodic) return update_positions(a, box);
+  const long n = static_cast<long>(a.nghost);
+  for (double* v : fields) {
+#pragma omp parallel for schedule(static)
+    for (long g = 0; g < n; ++g) v[a.nlocal + g] = v[source_[g]];
   }
 }
 

@@ -19,6 +19,10 @@ class PeriodicGhosts {
   void build(AtomStore& atoms, const SubDomain& sd, double reach);
   // Moves the ghosts with their source atoms (every step between rebuilds).
   void update_positions(AtomStore& atoms, const Box& box) const;
+  // Any per-atom quantity to the ghosts: `fields` (locals, then ghosts) of
+  // `atoms`, positions when `periodic` (shifted as update_positions does),
+  // otherwise copied from each ghost's source unchanged.
+  void forward(AtomStore& atoms, const std::vector<double*>& fields, bool periodic, const Box& box) const;
 
  private:
   std::vector<int> source_;         // local atom each ghost images

@@ -36,11 +36,21 @@ struct PairSums {
       w += static_cast<double>(r2r * fpair);
     }
   }
-  TESSERA_HD void store(int i, double* fxo, double* fyo, double* fzo, double* pe, double* virial) const {
+  // `accumulate`: add to what an earlier force of the list stored.
+  TESSERA_HD void store(int i, double* fxo, double* fyo, double* fzo, double* pe, double* virial,
+                        bool accumulate) const {
+    // Each pair is visited from both ends: half the energy and virial here.
+    if (accumulate) {
+      fxo[i] += fx;
+      fyo[i] += fy;
+      fzo[i] += fz;
+      pe[i] += 0.5 * e;
+      virial[i] += 0.5 * w;
+      return;
+    }
     fxo[i] = fx;
     fyo[i] = fy;
     fzo[i] = fz;
-    // Each pair is visited from both ends: half the energy and virial here.
     pe[i] = 0.5 * e;
     virial[i] = 0.5 * w;
   }
@@ -62,6 +72,7 @@ struct PairForce {
   double* fz;
   double* pe;
   double* virial;
+  bool accumulate = false;  // a later force of the list: add, do not store
 
   TESSERA_HD void operator()(int i) const {
     PairSums<Pot, Real> s{x[i], y[i], z[i], params + type[i] * type_stride};
@@ -71,7 +82,7 @@ struct PairForce {
       const int j = list[k];
       s.add(x[j], y[j], z[j], type[j]);
     }
-    s.store(i, fx, fy, fz, pe, virial);
+    s.store(i, fx, fy, fz, pe, virial, accumulate);
   }
 };
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "forces/force.hpp"
 #include "potentials/pair_coeffs.hpp"
 
 namespace tessera {
@@ -10,14 +11,13 @@ namespace tessera {
 struct AtomStore;
 struct NeighborList;
 
-// A pair potential with its per-type-pair parameter table, ready to run.
-class PairStyle {
+// A pair potential with its per-type-pair parameter table, ready to run:
+// a force of one pass (forces/force.hpp).
+class PairStyle : public Force {
  public:
-  virtual ~PairStyle() = default;
-  virtual const char* name() const = 0;
-  virtual double max_cutoff() const = 0;
-  // Forces, per-atom energies and virials of the local atoms.
-  virtual void compute(AtomStore& atoms, const NeighborList& list) const = 0;
+  // Forces, per-atom energies and virials of the local atoms, stored (the
+  // pair style alone, as tests and tables use it).
+  void compute(AtomStore& atoms, const NeighborList& list) const { compute_pass(0, atoms, list, false); }
   // One pair at squared distance r2, for tests and tables.
   virtual void eval_pair(int ti, int tj, double r2, double& fpair, double& energy) const = 0;
 };

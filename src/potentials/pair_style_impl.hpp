@@ -19,6 +19,8 @@ namespace tessera {
 template <class Pot>
 class PairStyleImpl final : public PairStyle {
  public:
+  using Potential = Pot;
+
   PairStyleImpl(int ntypes, const std::vector<PairCoeffs>& table, bool shift) : ntp_(ntypes + 1) {
     params_.resize(table.size());
     for (std::size_t k = 0; k < table.size(); ++k) {
@@ -31,10 +33,12 @@ class PairStyleImpl final : public PairStyle {
   const char* name() const override { return Pot::name; }
   double max_cutoff() const override { return max_cutoff_; }
 
-  void compute(AtomStore& a, const NeighborList& nl) const override { compute_with(a, nl, simd_level()); }
+  void compute_pass(int, AtomStore& a, const NeighborList& nl, bool accumulate) const override {
+    compute_with(a, nl, simd_level(), accumulate);
+  }
 
   // compute() with a given kernel variant, for tests that compare them.
-  void compute_with(AtomStore& a, const NeighborList& nl, SimdLevel level) const {
+  void compute_with(AtomStore& a, const NeighborList& nl, SimdLevel level, bool accumulate = false) const {
     const long nall = static_cast<long>(a.nall());
     pos_.resize(4 * nall);
     double* pos = pos_.data();
@@ -62,6 +66,7 @@ class PairStyleImpl final : public PairStyle {
     args.fz = a.fz.data();
     args.pe = a.pe.data();
     args.virial = a.virial.data();
+    args.accumulate = accumulate;
     PairKernelFn<Pot> fn = &simd_fallback::pair_kernel_of<Pot>;
     if constexpr (kHasSimdKernels<Pot>) fn = pair_kernel_for<Pot>(level);
     // Chunks of atoms: each atom's sums are its own, so neither the chunk

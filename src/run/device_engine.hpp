@@ -88,7 +88,10 @@ class DeviceEngine {
   // same on every rank (a swap is peer-copied everywhere or nowhere, so the
   // messages match); all false to stop, which closes every peer mapping.
   virtual void set_peer_swaps(const std::vector<bool>& peer) = 0;
-  virtual void compute_forces() = 0;
+  // Every force of the list (Simulation::forces()); what a force forwards
+  // between its passes goes through the halo (`exchange`, several ranks) or
+  // the periodic images (null).
+  virtual void compute_forces(const SwapExchange* exchange) = 0;
   // refresh_ghosts (exchange null) or refresh_halo, then compute_forces,
   // with the forces that need no ghost computed while the ghosts move.
   virtual void refresh_and_compute(const SwapExchange* exchange) = 0;

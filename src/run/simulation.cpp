@@ -54,9 +54,11 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   atoms_ = std::move(sys.atoms);
   natoms_ = sys.natoms_total;
   const auto table = resolve_pair_table(deck_.potential, atoms_.ntypes);
-  pair_ = find_pair_style(deck_.potential.style)->make(atoms_.ntypes, table, deck_.potential.shift);
-  reach_ = pair_->max_cutoff() + deck_.neighbor.skin;
-  check_analysis(deck_.analysis, pair_->max_cutoff(), box_, atoms_.ntypes);
+  auto pair = find_pair_style(deck_.potential.style)->make(atoms_.ntypes, table, deck_.potential.shift);
+  pair_ = pair.get();
+  forces_.add(std::move(pair));
+  reach_ = forces_.max_cutoff() + deck_.neighbor.skin;
+  check_analysis(deck_.analysis, forces_.max_cutoff(), box_, atoms_.ntypes);
   integrator_ = Integrator(deck_.integrator, units_, natoms_, &comm_);
   const IdSums all = id_sums(atoms_.id.data(), atoms_.nlocal);
   id_sum_ = all.sum;
@@ -306,6 +308,16 @@ void Simulation::update_ghosts() {
     ghosts_.update_positions(atoms_, box_);
 }
 
+void Simulation::forward_to_ghosts(const std::string& quantity) {
+  const std::vector<double*> v =
+      forwardable_arrays(atoms_, quantity.c_str(), [](std::vector<double>& a) { return a.data(); });
+  const bool periodic = moves_with_image(quantity.c_str());
+  if (comm_.parallel())
+    halo_.forward(v.data(), static_cast<int>(v.size()), periodic);
+  else
+    ghosts_.forward(atoms_, v, periodic, box_);
+}
+
 void Simulation::refresh_and_compute_forces() {
   if (comm_.parallel()) {
     const SwapExchange exchange = swap_exchange(halo_, comm_);
@@ -321,8 +333,13 @@ DeviceEngine::HaloOverlap Simulation::halo_overlap() const {
 }
 
 void Simulation::compute_forces() {
-  if (!device_) return pair_->compute(atoms_, nlist_);
-  device_->compute_forces();
+  if (!device_) return forces_.compute(atoms_, nlist_, [this](const std::string& q) { forward_to_ghosts(q); });
+  if (comm_.parallel()) {
+    const SwapExchange exchange = swap_exchange(halo_, comm_);
+    device_->compute_forces(&exchange);
+  } else {
+    device_->compute_forces(nullptr);
+  }
   device_changed(false);
 }
 
@@ -369,7 +386,7 @@ bool Simulation::rebuild_due() {
 
 // The guard of motion_guard.hpp; all ranks stop together.
 void Simulation::check_motion() const {
-  const MotionLimit limit = motion_limit(deck_.neighbor.skin, pair_->max_cutoff(), deck_.integrator.dt);
+  const MotionLimit limit = motion_limit(deck_.neighbor.skin, forces_.max_cutoff(), deck_.integrator.dt);
   long bad = 0, n = 0;
   if (device_) {
     bad = device_->first_bad_atom(limit.speed_sq);

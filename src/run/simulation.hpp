@@ -18,6 +18,7 @@
 #include "io/checkpoint.hpp"
 #include "neighbor/neighbor_list.hpp"
 #include "neighbor/verlet_builder.hpp"
+#include "forces/force_list.hpp"
 #include "potentials/pair_style.hpp"
 #include "run/device_engine.hpp"
 #include "run/timers.hpp"
@@ -105,7 +106,10 @@ class Simulation {
   const Deck& deck() const { return deck_; }
   const Units& units() const { return units_; }
   const Integrator& integrator() const { return integrator_; }
+  // The deck's potential: the first force of the list.
   const PairStyle& pair() const { return *pair_; }
+  // Every force the step computes, in order (forces/force_list.hpp).
+  const ForceList& forces() const { return forces_; }
   const NeighborList& neighbor_list() const {
     pull_list();
     return nlist_;
@@ -180,6 +184,9 @@ class Simulation {
   // rank's (id, type) sorted by id.
   std::string misfit(const CheckpointState& s, const std::vector<std::pair<std::int64_t, std::int64_t>>& deck_atoms);
   struct Stepping;  // verlet_step's view of this simulation
+  // A force's intermediate (a registered quantity) from the locals to the
+  // ghosts, between its passes (CPU).
+  void forward_to_ghosts(const std::string& quantity);
   void refresh_and_compute_forces();  // device: update_ghosts + compute_forces, overlapped
   bool rebuild_due();
   void check_motion() const;
@@ -209,7 +216,8 @@ class Simulation {
   SubDomain sub_;
   // With a device engine these are host copies, refreshed on demand.
   mutable AtomStore atoms_;
-  std::unique_ptr<PairStyle> pair_;
+  ForceList forces_;
+  const PairStyle* pair_ = nullptr;  // owned by forces_
   Integrator integrator_;
   mutable NeighborList nlist_;
   std::unique_ptr<DeviceEngine> device_;

@@ -97,9 +97,9 @@ inline void give_velocities(AtomStore& a) {
   }
 }
 
-template <class Pot>
-const std::vector<typename Pot::Params>& params_of(const Simulation& sim) {
-  return dynamic_cast<const PairStyleImpl<Pot>&>(sim.pair()).params();
+// The device twins of sim's forces (the device pipeline's list).
+inline device::DeviceForces device_forces_of(const Simulation& sim) {
+  return device::device_forces(Potentials{}, sim.forces(), sim.atoms().ntypes, compute_stream());
 }
 
 // A Simulation on the device engine built for Thrust's OpenMP system: the
@@ -115,7 +115,7 @@ struct Twin {
   explicit Twin(const std::string& deck_yaml, int initial_stride = 64)
       : sim(deck_from(deck_yaml)),
         cpu(sim),
-        dev(sim.sub_domain(), sim.reach(), sim.atoms().ntypes, params_of<Pot>(sim),
+        dev(sim.sub_domain(), sim.reach(), device_forces_of(sim),
             {true, initial_stride, false, sim.deck().neighbor.layout == "clusters"}, compute_stream(), halo_stream()) {
     give_velocities(cpu.atoms);
     dev.upload(cpu.atoms);
@@ -147,7 +147,7 @@ struct Twin {
 
   Simulation sim;
   CpuReference cpu;
-  device::DeviceForcePipeline<Pot> dev;
+  device::DeviceForcePipeline dev;
 };
 
 // Runs f(Twin<Pot>&) on every case: LJ, force-shifted LJ, Morse and a

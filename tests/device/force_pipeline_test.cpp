@@ -104,9 +104,9 @@ TEST_CASE("device forces follow the CPU through ghost refreshes and a rebuild", 
 TEST_CASE("the device pipeline refuses inputs it cannot use", "[device]") {
   using Params = LJCut::Params;
   // Two types need a 3 x 3 table (row and column 0 unused).
-  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(2, std::vector<Params>(4), compute_stream()), std::invalid_argument);
-  CHECK_THROWS_AS(device::DevicePairForces<LJCut>(0, std::vector<Params>(1), compute_stream()), std::invalid_argument);
-  CHECK_NOTHROW(device::DevicePairForces<LJCut>(2, std::vector<Params>(9), compute_stream()));
+  CHECK_THROWS_AS(device::DevicePairForce<LJCut>(2, std::vector<Params>(4), compute_stream()), std::invalid_argument);
+  CHECK_THROWS_AS(device::DevicePairForce<LJCut>(0, std::vector<Params>(1), compute_stream()), std::invalid_argument);
+  CHECK_NOTHROW(device::DevicePairForce<LJCut>(2, std::vector<Params>(9), compute_stream()));
   // An AtomStore whose arrays are shorter than its counts say.
   AtomStore a;
   a.resize_local(10);

@@ -34,7 +34,7 @@ class ForwardingEngine : public DeviceEngine {
   bool rebuilds_on_device() const override { return e_->rebuilds_on_device(); }
   std::size_t nlocal() const override { return e_->nlocal(); }
   IdSums local_id_sums() const override { return e_->local_id_sums(); }
-  void compute_forces() override { e_->compute_forces(); }
+  void compute_forces(const SwapExchange* exchange) override { e_->compute_forces(exchange); }
   void refresh_and_compute(const SwapExchange* exchange) override { e_->refresh_and_compute(exchange); }
   HaloOverlap halo_overlap() override { return e_->halo_overlap(); }
   long builds() const override { return e_->builds(); }

@@ -93,9 +93,9 @@ class BrokenPeerEngine final : public ExchangeTamperingEngine {
 class FaultyDeviceEngine final : public ForwardingEngine {
  public:
   FaultyDeviceEngine(std::unique_ptr<DeviceEngine> e, long at) : ForwardingEngine(std::move(e)), at_(at) {}
-  void compute_forces() override {
+  void compute_forces(const SwapExchange* exchange) override {
     fail_if_due();
-    ForwardingEngine::compute_forces();
+    ForwardingEngine::compute_forces(exchange);
   }
   void refresh_and_compute(const SwapExchange* exchange) override {
     fail_if_due();

@@ -36,11 +36,10 @@ double abs_sum(const AtomStore& a, const std::vector<double>& v) {
 
 TEST_CASE("Mixed-precision forces on the device are within 1e-5 of the CPU's double", "[device][mixed]") {
   for_each_case([](auto& t, const char* name) {
-    using Pot = typename std::decay_t<decltype(t.dev)>::Potential;
     t.rebuild();
     t.cpu.compute_forces();
-    device::DeviceForcePipeline<Pot> mixed(t.sim.sub_domain(), t.sim.reach(), t.sim.atoms().ntypes,
-                                           params_of<Pot>(t.sim), {true, 64, true}, compute_stream(), halo_stream());
+    device::DeviceForcePipeline mixed(t.sim.sub_domain(), t.sim.reach(), device_forces_of(t.sim), {true, 64, true},
+                                      compute_stream(), halo_stream());
     mixed.upload(t.cpu.atoms);
     mixed.rebuild();
     mixed.compute_forces();

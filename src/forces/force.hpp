@@ -1,0 +1,39 @@
+#pragma once
+// A force on the atoms, as the step runs it: one or more passes over the
+// neighbour list, with registered per-atom quantities (atoms/atom_fields.hpp)
+// forwarded to the ghosts between passes. A pair potential is one pass; a
+// many-body potential (EAM) is two: a density pass that writes a per-atom
+// intermediate, its forward to the ghosts, then the force pass that reads
+// it. Forces accumulate: the step runs the list in order, the first member
+// storing forces, energies and virials and every later one adding to them.
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+struct AtomStore;
+struct NeighborList;
+
+class Force {
+ public:
+  virtual ~Force() = default;
+  virtual const char* name() const = 0;
+  // The longest distance at which this force acts: the neighbour list's
+  // cutoff is the largest over the list.
+  virtual double max_cutoff() const = 0;
+  // Passes per step.
+  virtual int passes() const { return 1; }
+  // The quantities (a FieldInfo::name of atom_fields.hpp, of ghost-stored
+  // double fields) that pass `pass` writes for the locals and pass `pass + 1`
+  // reads for the ghosts: the step forwards them in between.
+  virtual std::vector<std::string> forwarded_after(int pass) const {
+    (void)pass;
+    return {};
+  }
+  // Pass `pass` over the local atoms. `accumulate` false: this force is the
+  // first of the step's list and stores each local atom's force, energy and
+  // virial (its last pass does); true: it adds to them.
+  virtual void compute_pass(int pass, AtomStore& atoms, const NeighborList& list, bool accumulate) const = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,38 @@
+#include "forces/force_list.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "atoms/atom_store.hpp"
+
+namespace tessera {
+
+void ForceList::add(std::unique_ptr<Force> f) {
+  AtomStore probe;
+  for (int p = 0; p + 1 < f->passes(); ++p)
+    for (const std::string& q : f->forwarded_after(p))
+      if (forwardable_arrays(probe, q.c_str(), [](std::vector<double>& v) { return v.data(); }).empty())
+        throw std::invalid_argument(std::string("force ") + f->name() + " forwards \"" + q +
+                                    "\", which is no ghost-stored per-atom quantity of atoms/atom_fields.hpp");
+  forces_.push_back(std::move(f));
+}
+
+double ForceList::max_cutoff() const {
+  double c = 0;
+  for (const auto& f : forces_) c = std::max(c, f->max_cutoff());
+  return c;
+}
+
+void ForceList::compute(AtomStore& atoms, const NeighborList& list, const Forward& forward) const {
+  bool accumulate = false;
+  for (const auto& f : forces_) {
+    for (int p = 0; p < f->passes(); ++p) {
+      if (p > 0)
+        for (const std::string& q : f->forwarded_after(p - 1)) forward(q);
+      f->compute_pass(p, atoms, list, accumulate);
+    }
+    accumulate = true;
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,35 @@
+#pragma once
+// The forces of a run, in order: what the step computes (Simulation on the
+// CPU; the device pipeline keeps its own list of device forces made from
+// this one, kernels/device/device_force.hpp).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "forces/force.hpp"
+
+namespace tessera {
+
+class ForceList {
+ public:
+  // Forwards one registered quantity from the locals to the ghosts (the
+  // halo between ranks, or the periodic images on one rank).
+  using Forward = std::function<void(const std::string& quantity)>;
+
+  // Appends `f`; throws std::invalid_argument when it forwards a quantity
+  // the field registry has no ghost-stored double field for.
+  void add(std::unique_ptr<Force> f);
+  std::size_t size() const { return forces_.size(); }
+  const Force& operator[](std::size_t k) const { return *forces_[k]; }
+  double max_cutoff() const;
+
+  // Every pass of every force, in order: each force's passes run back to
+  // back, with forward() between them for what the force declares.
+  void compute(AtomStore& atoms, const NeighborList& list, const Forward& forward) const;
+
+ private:
+  std::vector<std::unique_ptr<Force>> forces_;
+};
+
+}  // namespace tessera
