@@ -12,7 +12,7 @@
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
-template <class Pot, class Real = double>
+template <class Pot, class Real = double, bool kTensor = false>
 struct ClusterPairForce {
   const double* x;
   const double* y;
@@ -35,6 +35,7 @@ struct ClusterPairForce {
   double* pe;
   double* virial;
   bool accumulate;  // a later force of the list: add, do not store
+  double* tensor[6];  // kTensor: the per-atom virial tensor
 
   TESSERA_HD void operator()(int t) const {
     const int r = rows ? rows[t / kClusterSize] : t / kClusterSize;
@@ -42,7 +43,7 @@ struct ClusterPairForce {
     if (slot >= first[row_cluster[r] + 1]) return;
     const int i = slot_atom[slot];
     if (i >= nlocal) return;  // a ghost in a cluster with locals
-    PairSums<Pot, Real> s{x[i], y[i], z[i], params + type[i] * type_stride};
+    PairSums<Pot, Real, kTensor> s{x[i], y[i], z[i], params + type[i] * type_stride};
     const long row = static_cast<long>(r) * stride;
     for (int k = 0; k < count[r]; ++k) {
       const int c = cj[row + k];
@@ -54,7 +55,7 @@ struct ClusterPairForce {
         if (j != i) s.add(x[j], y[j], z[j], type[j]);
       }
     }
-    s.store(i, fx, fy, fz, pe, virial, accumulate);
+    s.store(i, fx, fy, fz, pe, virial, accumulate, tensor);
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include "device/device_atoms.hpp"
 #include "device/neighbor_build.hpp"
+#include "forces/force.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -26,10 +27,10 @@ class DeviceForce {
   // (nl.inner or nl.outer, or for a cluster list nl.clusters.inner or
   // .outer: rows), queued on the pipeline's compute stream. Each atom's
   // sums are the same bits whatever the split. `mixed`: the force's math in
-  // float where it has a float form; `accumulate`: add to the forces,
-  // energies and virials an earlier force stored.
+  // float where it has a float form; `opt`: store or add, and whether the
+  // virial tensor is wanted (forces/force.hpp).
   virtual void compute(int pass, DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, bool mixed,
-                       bool accumulate) const = 0;
+                       const PassOptions& opt) const = 0;
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

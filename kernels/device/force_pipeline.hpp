@@ -100,6 +100,13 @@ class DeviceForcePipeline {
   void set_sub_domain(const SubDomain& sd) { sd_ = sd; }
   // Between rebuilds: the ghosts follow their sources.
   void refresh_ghosts() { ghosts_.refresh(atoms_, sd_.global); }
+  // Whether the forces from now on also write the per-atom virial tensor
+  // (forces/force.hpp, PassOptions).
+  void set_virial_tensor(bool on) {
+    virial_tensor_ = on;
+    if (!on)
+      for (auto& t : tensor_) release(stream_, t);
+  }
   // Every force of the list, pass by pass; one rank: the periodic images
   // carry what a force forwards between its passes.
   void compute_forces() { compute_forces(periodic_forward()); }
@@ -143,6 +150,11 @@ class DeviceForcePipeline {
   bool moved_too_far(double skin) const { return max_displacement_sq() > 0.25 * skin * skin; }
   double max_displacement_sq() const { return device::max_displacement_sq(stream_, atoms_, list_); }
   DeviceSums sums() const { return sums_.thermo(stream_, atoms_); }
+  TensorSums tensor_sums() const {
+    const double* w[6];
+    for (int c = 0; c < 6; ++c) w[c] = raw(tensor_[c]);
+    return sums_.tensor(stream_, atoms_, w);
+  }
 
   DeviceAtoms& atoms() { return atoms_; }
   const DeviceAtoms& atoms() const { return atoms_; }
@@ -156,14 +168,19 @@ class DeviceForcePipeline {
   // first force stores, the later ones add. `some`: the atoms (or rows) to
   // run, null for all.
   void run_list(const dvec<int>* some, const Forward& forward) {
-    bool accumulate = false;
+    PassOptions opt;
+    if (virial_tensor_)
+      for (int c = 0; c < 6; ++c) {
+        resize_exact(stream_, tensor_[c], static_cast<std::size_t>(atoms_.nlocal));  // a no-op but at rebuilds
+        opt.tensor[c] = raw(tensor_[c]);
+      }
     for (const auto& f : forces_) {
       for (int p = 0; p < f->passes(); ++p) {
         if (p > 0)
           for (const std::string& q : f->forwarded_after(p - 1)) forward(q, stream_);
-        f->compute(p, atoms_, list_, some, opt_.mixed, accumulate);
+        f->compute(p, atoms_, list_, some, opt_.mixed, opt);
       }
-      accumulate = true;
+      opt.accumulate = true;
     }
   }
   Forward periodic_forward() {
@@ -181,6 +198,8 @@ class DeviceForcePipeline {
   DeviceNeighborList list_;
   std::vector<std::unique_ptr<DeviceForce>> forces_;
   bool single_pass_ = true;  // every force of the list has one pass
+  bool virial_tensor_ = false;
+  dvec<double> tensor_[6];  // the locals' virial tensor, when asked (PassOptions::tensor)
   StreamOrder positions_ready_, halo_landed_;
   HaloOverlapClock overlap_;
   mutable OrderedSums sums_;  // scratch only: a sum changes nothing

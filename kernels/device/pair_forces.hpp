@@ -45,32 +45,37 @@ class DevicePairForce final : public DeviceForce {
   // Forces, per-atom energies and virials of the local atoms (all, or
   // those of `some`); `mixed`: the pair math in float (pair_force.hpp).
   void compute(int, DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, bool mixed,
-               bool accumulate) const override {
+               const PassOptions& opt) const override {
+    if (opt.virial_tensor())
+      return mixed ? run<float, true>(a, nl, some, opt) : run<double, true>(a, nl, some, opt);
     if (mixed)
-      run<float>(a, nl, some, accumulate);
+      run<float, false>(a, nl, some, opt);
     else
-      run<double>(a, nl, some, accumulate);
+      run<double, false>(a, nl, some, opt);
   }
   // All local atoms, stored: the pair style alone (tests).
   void compute(DeviceAtoms& a, const DeviceNeighborList& nl, bool mixed = false) const {
-    compute(0, a, nl, nullptr, mixed, false);
+    compute(0, a, nl, nullptr, mixed, PassOptions{});
   }
 
  private:
-  template <class Real>
-  void run(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, bool accumulate) const {
+  template <class Real, bool kTensor>
+  void run(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, const PassOptions& opt) const {
+    const bool accumulate = opt.accumulate;
+    double* const* tensor = opt.tensor;
     if (nl.clustered) {
       const DeviceClusterList& c = nl.clusters;
-      const ClusterPairForce<Pot, Real> f{raw(a.x),       raw(a.y),        raw(a.z),      raw(a.type),  raw(c.slot_atom),
-                                          raw(c.first),   raw(c.row_cluster), raw(c.count), raw(c.cj),   raw(c.jmask),
-                                          c.stride,       a.nlocal,        some ? raw(*some) : nullptr,
-                                          raw(params_),   type_stride_,    raw(a.fx),     raw(a.fy),    raw(a.fz),
-                                          raw(a.pe),      raw(a.virial),   accumulate};
+      ClusterPairForce<Pot, Real, kTensor> f{raw(a.x),       raw(a.y),        raw(a.z),      raw(a.type),  raw(c.slot_atom),
+                                             raw(c.first),   raw(c.row_cluster), raw(c.count), raw(c.cj),   raw(c.jmask),
+                                             c.stride,       a.nlocal,        some ? raw(*some) : nullptr,
+                                             raw(params_),   type_stride_,    raw(a.fx),     raw(a.fy),    raw(a.fz),
+                                             raw(a.pe),      raw(a.virial),   accumulate,    {}};
+      for (int k = 0; k < 6; ++k) f.tensor[k] = tensor[k];
       const int rows = some ? static_cast<int>(some->size()) : c.nrows;
       for_each_index(stream_, rows * kClusterSize, f);
       return;
     }
-    PairForce<Pot, Real> f;
+    PairForce<Pot, Real, kTensor> f;
     f.x = raw(a.x);
     f.y = raw(a.y);
     f.z = raw(a.z);
@@ -86,8 +91,10 @@ class DevicePairForce final : public DeviceForce {
     f.pe = raw(a.pe);
     f.virial = raw(a.virial);
     f.accumulate = accumulate;
+    for (int k = 0; k < 6; ++k) f.tensor[k] = tensor[k];
     if (some)
-      for_each_index(stream_, static_cast<int>(some->size()), detail::OverAtoms<PairForce<Pot, Real>>{raw(*some), f});
+      for_each_index(stream_, static_cast<int>(some->size()),
+                     detail::OverAtoms<PairForce<Pot, Real, kTensor>>{raw(*some), f});
     else
       for_each_index(stream_, a.nlocal, f);
   }

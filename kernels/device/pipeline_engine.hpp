@@ -137,6 +137,8 @@ class PipelineEngine final : public DeviceEngine {
     return TESSERA_DEVICE_CALL("motion guard", device::first_bad_atom(pipe_.stream(), pipe_.atoms(), speed_sq));
   }
   ThermoSums sums() const override { return TESSERA_DEVICE_CALL("thermo sums", pipe_.sums()); }
+  TensorSums tensor_sums() const override { return TESSERA_DEVICE_CALL("pressure tensor sums", pipe_.tensor_sums()); }
+  void set_virial_tensor(bool on) override { pipe_.set_virial_tensor(on); }
   AtomOps& ops() override { return ops_; }
   long long device_bytes_peak() const override { return device_memory().peak.load(); }
   void mark_phase(int phase) override {

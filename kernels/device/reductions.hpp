@@ -109,6 +109,18 @@ class OrderedSums {
     sum<3>(s, a.nlocal, ordered_sum::ThermoTerms{mv2_terms(a), raw(a.pe), raw(a.virial)}, out);
     return DeviceSums{out[0], out[1], out[2]};
   }
+  // sum_tensor's sums (src/thermo/thermo.cpp), the same bits; `w`: the
+  // locals' virial tensor, six device arrays.
+  TensorSums tensor(const DeviceStream& s, const DeviceAtoms& a, const double* const* w) {
+    double out[12];
+    sum<12>(s, a.nlocal, ordered_sum::TensorTerms{mv2_terms(a), {w[0], w[1], w[2], w[3], w[4], w[5]}}, out);
+    TensorSums t;
+    for (int c = 0; c < 6; ++c) {
+      t.kinetic[c] = out[c];
+      t.virial[c] = out[6 + c];
+    }
+    return t;
+  }
 
  private:
   dvec<double> lanes_, blocks_;

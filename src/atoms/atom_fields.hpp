@@ -91,7 +91,7 @@ void zip_fields(A& a, B& b, unsigned mask, F&& f) {
 
 // Bytes per atom of the fields with any of the roles in `mask` (a migration
 // record's size).
-inline std::size_t field_bytes(unsigned mask) {
+constexpr std::size_t field_bytes(unsigned mask) {
   std::size_t bytes = 0;
 #define TESSERA_FIELD_BYTES(member, T, name, component, width, roles) \
   if (((roles) & mask) != 0) bytes += sizeof(T);

@@ -35,7 +35,10 @@ struct PairKernelArgs {
   double* fz;
   double* pe;
   double* virial;
-  bool accumulate;  // add to fx ... virial instead of storing (a later force of the list)
+  bool accumulate = false;  // add to fx ... virial instead of storing (a later force of the list)
+  // The per-atom virial tensor (xx yy zz xy xz yz), or all null when the
+  // step does not ask for it (its sums cost a third more arithmetic).
+  double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 };
 
 // The potentials with kernels compiled for every instruction set. A

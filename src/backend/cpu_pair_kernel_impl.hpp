@@ -32,6 +32,10 @@ constexpr int W = kPairLanes;
 struct LaneSums {
   alignas(64) double fx[W], fy[W], fz[W], e[W], w[W];
 };
+// The virial tensor's lanes (xx yy zz xy xz yz), only when a step asks.
+struct LaneTensor {
+  alignas(64) double t[6][W];
+};
 
 // The fixed reduction tree of the contract.
 inline double reduce_lanes(const double* s) {
@@ -88,9 +92,9 @@ inline void load_lanes(const double* pos, const int* idx, double* xj, double* yj
 }
 
 // Neighbours idx[0, nvalid) of atom i, lane l taking idx[l].
-template <class Pot, bool kOneType>
+template <class Pot, bool kOneType, bool kTensor>
 inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
-                       int nvalid, double xi, double yi, double zi, LaneSums& s) {
+                       int nvalid, double xi, double yi, double zi, LaneSums& s, LaneTensor& vt) {
   using P = typename Pot::Params;
   alignas(64) double xj[W], yj[W], zj[W], tj[W];
   alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
@@ -128,39 +132,65 @@ inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const type
     s.e[l] += in ? e[l] : 0.0;
     s.w[l] += r2[l] * fl;
   }
+  if constexpr (kTensor) {
+#pragma omp simd
+    for (int l = 0; l < W; ++l) {
+      const double fl = l < nvalid && r2[l] < cut[l] ? f[l] : 0.0;
+      const double fxl = dx[l] * fl, fyl = dy[l] * fl, fzl = dz[l] * fl;
+      vt.t[0][l] += dx[l] * fxl;
+      vt.t[1][l] += dy[l] * fyl;
+      vt.t[2][l] += dz[l] * fzl;
+      vt.t[3][l] += dx[l] * fyl;
+      vt.t[4][l] += dx[l] * fzl;
+      vt.t[5][l] += dy[l] * fzl;
+    }
+  }
 }
 
-template <class Pot, bool kOneType>
+template <class Pot, bool kOneType, bool kTensor>
 __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
   for (int i = begin; i < end; ++i) {
     const double* pi = a.pos + 4L * i;
     const typename Pot::Params* row = a.params + static_cast<long>(static_cast<int>(pi[3])) * a.type_stride;
     LaneSums s = {};
+    LaneTensor vt;
+    if constexpr (kTensor) vt = {};
     const int* list = a.nbr + i * a.stride;
     const int n = a.nbr_count[i];
     int k = 0;
-    for (; k + W <= n; k += W) pair_block<Pot, kOneType>(a, row, list + k, W, pi[0], pi[1], pi[2], s);
+    for (; k + W <= n; k += W) pair_block<Pot, kOneType, kTensor>(a, row, list + k, W, pi[0], pi[1], pi[2], s, vt);
     if (k < n && a.padded) {
-      pair_block<Pot, kOneType>(a, row, list + k, n - k, pi[0], pi[1], pi[2], s);
+      pair_block<Pot, kOneType, kTensor>(a, row, list + k, n - k, pi[0], pi[1], pi[2], s, vt);
     } else if (k < n) {
       alignas(32) int idx[W];
       for (int l = 0; l < W; ++l) idx[l] = k + l < n ? list[k + l] : i;
-      pair_block<Pot, kOneType>(a, row, idx, n - k, pi[0], pi[1], pi[2], s);
+      pair_block<Pot, kOneType, kTensor>(a, row, idx, n - k, pi[0], pi[1], pi[2], s, vt);
     }
     // Each pair is visited from both ends: half the energy and virial here.
     const double f[5] = {reduce_lanes(s.fx), reduce_lanes(s.fy), reduce_lanes(s.fz), 0.5 * reduce_lanes(s.e),
                          0.5 * reduce_lanes(s.w)};
     double* out[5] = {a.fx, a.fy, a.fz, a.pe, a.virial};
     for (int c = 0; c < 5; ++c) out[c][i] = a.accumulate ? out[c][i] + f[c] : f[c];
+    if constexpr (kTensor)
+      for (int c = 0; c < 6; ++c) {
+        const double t = 0.5 * reduce_lanes(vt.t[c]);
+        a.tensor[c][i] = a.accumulate ? a.tensor[c][i] + t : t;
+      }
   }
 }
 
 template <class Pot>
 void pair_kernel_of(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
-  if (a.one_type)
-    pair_rows<Pot, true>(a, begin, end);
-  else
-    pair_rows<Pot, false>(a, begin, end);
+  if (a.tensor[0]) {
+    if (a.one_type)
+      pair_rows<Pot, true, true>(a, begin, end);
+    else
+      pair_rows<Pot, false, true>(a, begin, end);
+  } else if (a.one_type) {
+    pair_rows<Pot, true, false>(a, begin, end);
+  } else {
+    pair_rows<Pot, false, false>(a, begin, end);
+  }
 }
 
 inline int neighbor_scan_impl(const double* x, const double* y, const double* z, const int* atoms, int n, double xi,

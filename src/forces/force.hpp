@@ -14,6 +14,20 @@ namespace tessera {
 struct AtomStore;
 struct NeighborList;
 
+// How a pass writes its results.
+struct PassOptions {
+  // false: this force is the first of the step's list and stores each local
+  // atom's force, energy and virial; true: it adds to them.
+  bool accumulate = false;
+  // The per-atom virial tensor, xx yy zz xy xz yz, one array of the local
+  // atoms each (the same accumulate rule), on the steps that ask for it (a
+  // pressure tensor in thermo, an anisotropic barostat); all null on the
+  // others. Scratch of the step, not a registered field: it is summed
+  // before the atoms move, and costs no memory in runs that never ask.
+  double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  bool virial_tensor() const { return tensor[0] != nullptr; }
+};
+
 class Force {
  public:
   virtual ~Force() = default;
@@ -30,10 +44,9 @@ class Force {
     (void)pass;
     return {};
   }
-  // Pass `pass` over the local atoms. `accumulate` false: this force is the
-  // first of the step's list and stores each local atom's force, energy and
-  // virial (its last pass does); true: it adds to them.
-  virtual void compute_pass(int pass, AtomStore& atoms, const NeighborList& list, bool accumulate) const = 0;
+  // Pass `pass` over the local atoms, writing its results as `opt` says
+  // (the pass that produces forces does; earlier ones write intermediates).
+  virtual void compute_pass(int pass, AtomStore& atoms, const NeighborList& list, const PassOptions& opt) const = 0;
 };
 
 }  // namespace tessera

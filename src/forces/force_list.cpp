@@ -23,15 +23,17 @@ double ForceList::max_cutoff() const {
   return c;
 }
 
-void ForceList::compute(AtomStore& atoms, const NeighborList& list, const Forward& forward) const {
-  bool accumulate = false;
+void ForceList::compute(AtomStore& atoms, const NeighborList& list, const Forward& forward,
+                        double* const* tensor) const {
+  PassOptions opt;
+  for (int c = 0; c < 6 && tensor; ++c) opt.tensor[c] = tensor[c];
   for (const auto& f : forces_) {
     for (int p = 0; p < f->passes(); ++p) {
       if (p > 0)
         for (const std::string& q : f->forwarded_after(p - 1)) forward(q);
-      f->compute_pass(p, atoms, list, accumulate);
+      f->compute_pass(p, atoms, list, opt);
     }
-    accumulate = true;
+    opt.accumulate = true;
   }
 }
 

@@ -26,7 +26,10 @@ class ForceList {
 
   // Every pass of every force, in order: each force's passes run back to
   // back, with forward() between them for what the force declares.
-  void compute(AtomStore& atoms, const NeighborList& list, const Forward& forward) const;
+  // `tensor`: six arrays of the locals for the virial tensor
+  // (PassOptions::tensor), or null.
+  void compute(AtomStore& atoms, const NeighborList& list, const Forward& forward,
+               double* const* tensor = nullptr) const;
 
  private:
   std::vector<std::unique_ptr<Force>> forces_;

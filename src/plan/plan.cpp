@@ -18,9 +18,12 @@ namespace {
 // Device bytes at the peak of a run, by what the device engine holds
 // (kernels/device; counted there by its allocator, and checked against this
 // model in tests/device/plan_memory_test.cpp):
-//  - per local atom: id, type, positions, velocities, forces, images,
-//    energy and virial (112), the list's build positions (24);
-//  - per ghost: id, type, positions (36), its source and shift (7);
+//  - per local atom: every field of the registry (atoms/atom_fields.hpp:
+//    id, type, positions, velocities, forces, images, energy and virial,
+//    112 bytes today), the list's build positions (24); the virial tensor
+//    of a run that asks for it (48) is not counted;
+//  - per ghost: the ghost-stored fields (id, type, positions: 36), its
+//    source and shift (7);
 //  - rows: a count, the inner/outer split (4) and a fixed stride of 4-byte
 //    neighbours per local atom,
 //    the stride 1/8 over the longest row plus 8, the longest row taken as
@@ -31,8 +34,8 @@ namespace {
 //    slot map (4 per atom), the inner/outer row split (8 bytes per row,
 //    about 1.3 per atom at 6 atoms per row) and, at a build, the cluster
 //    boxes (about 6.6).
-constexpr double kAtomBytes = 112 + 24;
-constexpr double kGhostBytes = 36 + 7;
+constexpr double kAtomBytes = field_bytes(kAnyField) + 24;
+constexpr double kGhostBytes = field_bytes(kFieldGhost) + 7;
 
 }  // namespace
 

@@ -15,11 +15,13 @@ namespace tessera {
 // The sums of one atom i over its pairs: what every neighbour layout (rows
 // of a Verlet list here, cluster pairs in kernels/device/cluster_forces.hpp)
 // feeds pair by pair, so the physics exists once.
-template <class Pot, class Real>
+// kTensor: the virial tensor too (xx yy zz xy xz yz), on the steps that ask.
+template <class Pot, class Real, bool kTensor = false>
 struct PairSums {
   double xi, yi, zi;
   const typename Pot::Params* row;  // the parameter row of i's type
   double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+  double t[kTensor ? 6 : 1] = {};
 
   TESSERA_HD void add(double xj, double yj, double zj, int type_j) {
     const double dx = xi - xj, dy = yi - yj, dz = zi - zj;
@@ -29,16 +31,29 @@ struct PairSums {
       Real fpair, ep;
       const Real r2r = static_cast<Real>(r2);
       Pot::eval(r2r, p, fpair, ep);
-      fx += static_cast<double>(static_cast<Real>(dx) * fpair);
-      fy += static_cast<double>(static_cast<Real>(dy) * fpair);
-      fz += static_cast<double>(static_cast<Real>(dz) * fpair);
+      const Real fxr = static_cast<Real>(dx) * fpair, fyr = static_cast<Real>(dy) * fpair,
+                 fzr = static_cast<Real>(dz) * fpair;
+      fx += static_cast<double>(fxr);
+      fy += static_cast<double>(fyr);
+      fz += static_cast<double>(fzr);
       e += static_cast<double>(ep);
       w += static_cast<double>(r2r * fpair);
+      if constexpr (kTensor) {
+        t[0] += static_cast<double>(static_cast<Real>(dx) * fxr);
+        t[1] += static_cast<double>(static_cast<Real>(dy) * fyr);
+        t[2] += static_cast<double>(static_cast<Real>(dz) * fzr);
+        t[3] += static_cast<double>(static_cast<Real>(dx) * fyr);
+        t[4] += static_cast<double>(static_cast<Real>(dx) * fzr);
+        t[5] += static_cast<double>(static_cast<Real>(dy) * fzr);
+      }
     }
   }
   // `accumulate`: add to what an earlier force of the list stored.
-  TESSERA_HD void store(int i, double* fxo, double* fyo, double* fzo, double* pe, double* virial,
-                        bool accumulate) const {
+  // `tensor`: six arrays (kTensor only).
+  TESSERA_HD void store(int i, double* fxo, double* fyo, double* fzo, double* pe, double* virial, bool accumulate,
+                        double* const* tensor = nullptr) const {
+    if constexpr (kTensor)
+      for (int c = 0; c < 6; ++c) tensor[c][i] = (accumulate ? tensor[c][i] : 0.0) + 0.5 * t[c];
     // Each pair is visited from both ends: half the energy and virial here.
     if (accumulate) {
       fxo[i] += fx;
@@ -56,7 +71,7 @@ struct PairSums {
   }
 };
 
-template <class Pot, class Real = double>
+template <class Pot, class Real = double, bool kTensor = false>
 struct PairForce {
   const double* x;
   const double* y;
@@ -73,16 +88,17 @@ struct PairForce {
   double* pe;
   double* virial;
   bool accumulate = false;  // a later force of the list: add, do not store
+  double* tensor[6] = {};   // kTensor: the per-atom virial tensor
 
   TESSERA_HD void operator()(int i) const {
-    PairSums<Pot, Real> s{x[i], y[i], z[i], params + type[i] * type_stride};
+    PairSums<Pot, Real, kTensor> s{x[i], y[i], z[i], params + type[i] * type_stride};
     const int* list = nbr + static_cast<long>(i) * stride;
     const int n = nbr_count[i];
     for (int k = 0; k < n; ++k) {
       const int j = list[k];
       s.add(x[j], y[j], z[j], type[j]);
     }
-    s.store(i, fx, fy, fz, pe, virial, accumulate);
+    s.store(i, fx, fy, fz, pe, virial, accumulate, tensor);
   }
 };
 

@@ -17,7 +17,7 @@ class PairStyle : public Force {
  public:
   // Forces, per-atom energies and virials of the local atoms, stored (the
   // pair style alone, as tests and tables use it).
-  void compute(AtomStore& atoms, const NeighborList& list) const { compute_pass(0, atoms, list, false); }
+  void compute(AtomStore& atoms, const NeighborList& list) const { compute_pass(0, atoms, list, PassOptions{}); }
   // One pair at squared distance r2, for tests and tables.
   virtual void eval_pair(int ti, int tj, double r2, double& fpair, double& energy) const = 0;
 };

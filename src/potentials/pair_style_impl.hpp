@@ -33,12 +33,12 @@ class PairStyleImpl final : public PairStyle {
   const char* name() const override { return Pot::name; }
   double max_cutoff() const override { return max_cutoff_; }
 
-  void compute_pass(int, AtomStore& a, const NeighborList& nl, bool accumulate) const override {
-    compute_with(a, nl, simd_level(), accumulate);
+  void compute_pass(int, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const override {
+    compute_with(a, nl, simd_level(), opt);
   }
 
   // compute() with a given kernel variant, for tests that compare them.
-  void compute_with(AtomStore& a, const NeighborList& nl, SimdLevel level, bool accumulate = false) const {
+  void compute_with(AtomStore& a, const NeighborList& nl, SimdLevel level, const PassOptions& opt = {}) const {
     const long nall = static_cast<long>(a.nall());
     pos_.resize(4 * nall);
     double* pos = pos_.data();
@@ -66,7 +66,8 @@ class PairStyleImpl final : public PairStyle {
     args.fz = a.fz.data();
     args.pe = a.pe.data();
     args.virial = a.virial.data();
-    args.accumulate = accumulate;
+    args.accumulate = opt.accumulate;
+    for (int c = 0; c < 6; ++c) args.tensor[c] = opt.tensor[c];
     PairKernelFn<Pot> fn = &simd_fallback::pair_kernel_of<Pot>;
     if constexpr (kHasSimdKernels<Pot>) fn = pair_kernel_for<Pot>(level);
     // Chunks of atoms: each atom's sums are its own, so neither the chunk

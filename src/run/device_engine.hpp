@@ -109,6 +109,11 @@ class DeviceEngine {
   // (motion_guard.hpp), or nlocal when none does.
   virtual long first_bad_atom(double speed_sq) const = 0;
   virtual ThermoSums sums() const = 0;
+  // The pressure tensor's sums (sum_tensor); the virial part is that of the
+  // last forces computed with set_virial_tensor(true).
+  virtual TensorSums tensor_sums() const = 0;
+  // Whether the forces from now on also write the per-atom virial tensor.
+  virtual void set_virial_tensor(bool on) = 0;
   // The integrator's per-atom work on the device atoms.
   virtual AtomOps& ops() = 0;
   // The most bytes this process has held in device vectors (Thrust's

@@ -119,6 +119,7 @@ void Simulation::verify_atoms() const {
 void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
   if (ready_) throw std::logic_error("use_device: call it before setup() or restore()");
   device_ = std::move(engine);
+  if (device_) device_->set_virial_tensor(virial_tensor_);
   if (device_) timers_.on_start([this](Phase p) { device_->mark_phase(static_cast<int>(p)); });
   if (device_ && comm_.parallel()) {
     EngineHaloDevice device(*device_, sub_, halo_);
@@ -319,6 +320,7 @@ void Simulation::forward_to_ghosts(const std::string& quantity) {
 }
 
 void Simulation::refresh_and_compute_forces() {
+  tensor_step_ = virial_tensor_ ? step_ : -1;
   if (comm_.parallel()) {
     const SwapExchange exchange = swap_exchange(halo_, comm_);
     device_->refresh_and_compute(&exchange);
@@ -333,7 +335,16 @@ DeviceEngine::HaloOverlap Simulation::halo_overlap() const {
 }
 
 void Simulation::compute_forces() {
-  if (!device_) return forces_.compute(atoms_, nlist_, [this](const std::string& q) { forward_to_ghosts(q); });
+  tensor_step_ = virial_tensor_ ? step_ : -1;
+  if (!device_) {
+    double* tensor[6] = {};
+    for (int c = 0; c < 6 && virial_tensor_; ++c) {
+      tensor_[c].resize(atoms_.nlocal);
+      tensor[c] = tensor_[c].data();
+    }
+    return forces_.compute(
+        atoms_, nlist_, [this](const std::string& q) { forward_to_ghosts(q); }, virial_tensor_ ? tensor : nullptr);
+  }
   if (comm_.parallel()) {
     const SwapExchange exchange = swap_exchange(halo_, comm_);
     device_->compute_forces(&exchange);
@@ -498,6 +509,34 @@ ThermoValues Simulation::thermo() const {
   comm_.sum_in_rank_order(v, 3);
   s = ThermoSums{v[0], v[1], v[2]};
   return thermo_values(step_, s, natoms_, box_.volume(), integrator_.thermostat_energy(), units_);
+}
+
+void Simulation::set_virial_tensor(bool on) {
+  virial_tensor_ = on;
+  if (!on)
+    for (auto& t : tensor_) std::vector<double>().swap(t);
+  if (device_) device_->set_virial_tensor(on);
+}
+
+PressureTensor Simulation::pressure_tensor() const {
+  if (tensor_step_ != step_)
+    throw std::logic_error(fmt::format("pressure_tensor: the forces of step {} were computed without the virial "
+                                       "tensor (set_virial_tensor(true) before the step)",
+                                       step_));
+  const double* w[6];
+  for (int c = 0; c < 6; ++c) w[c] = tensor_[c].data();
+  TensorSums t = device_ ? device_->tensor_sums() : sum_tensor(atoms_, w);
+  double v[12];
+  for (int c = 0; c < 6; ++c) {
+    v[c] = t.kinetic[c];
+    v[6 + c] = t.virial[c];
+  }
+  comm_.sum_in_rank_order(v, 12);
+  for (int c = 0; c < 6; ++c) {
+    t.kinetic[c] = v[c];
+    t.virial[c] = v[6 + c];
+  }
+  return tessera::pressure_tensor(t, box_.volume(), units_);
 }
 
 }  // namespace tessera

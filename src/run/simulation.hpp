@@ -92,6 +92,14 @@ class Simulation {
   void run(long n, ThermoWriter* out, StepHook* hook = nullptr);
 
   ThermoValues thermo() const;
+  // From the next force computation on, the forces also give the per-atom
+  // virial tensor (a third more pair arithmetic), for pressure_tensor():
+  // what a thermo column of the tensor or an anisotropic barostat turns on.
+  void set_virial_tensor(bool on);
+  // The pressure tensor of the current step, as LAMMPS's compute pressure
+  // gives it. Collective. Throws std::logic_error when this step's forces
+  // were computed without the virial tensor.
+  PressureTensor pressure_tensor() const;
   const AtomStore& atoms() const {
     pull_atoms();
     return atoms_;
@@ -232,6 +240,9 @@ class Simulation {
   long step_ = 0;
   long last_build_ = 0;
   bool box_changed_ = false;  // set_box since the last build: rebuild next
+  bool virial_tensor_ = false;
+  std::vector<double> tensor_[6];  // CPU: the locals' virial tensor, when asked
+  long tensor_step_ = -1;  // the step whose forces wrote the virial tensor
   long steps_run_ = 0;
   double loop_seconds_ = 0;
   bool ready_ = false;

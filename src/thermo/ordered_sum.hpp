@@ -68,4 +68,18 @@ struct ThermoTerms {
   }
 };
 
+// The pressure tensor's sums, xx yy zz xy xz yz each: m v_a v_b, then the
+// per-atom virial tensor.
+struct TensorTerms {
+  MassVelocitySq v;
+  const double* w[6];
+  TESSERA_HD void operator()(long i, double* acc) const {
+    const double m = v.mass_of_type[v.type[i]];
+    const double vel[3] = {v.vx[i], v.vy[i], v.vz[i]};
+    constexpr int a[6] = {0, 1, 2, 0, 0, 1}, b[6] = {0, 1, 2, 1, 2, 2};
+    for (int c = 0; c < 6; ++c) acc[c] += m * vel[a[c]] * vel[b[c]];
+    for (int c = 0; c < 6; ++c) acc[6 + c] += w[c][i];
+  }
+};
+
 }  // namespace tessera::ordered_sum

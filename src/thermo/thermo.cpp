@@ -38,6 +38,24 @@ ThermoSums sum_thermo(const AtomStore& a) {
   return ThermoSums{out[0], out[1], out[2]};
 }
 
+TensorSums sum_tensor(const AtomStore& a, const double* const* w) {
+  double out[12];
+  block_sums<12>(static_cast<long>(a.nlocal), ordered_sum::TensorTerms{mv2_terms(a), {w[0], w[1], w[2], w[3], w[4], w[5]}},
+                 out);
+  TensorSums s;
+  for (int c = 0; c < 6; ++c) {
+    s.kinetic[c] = out[c];
+    s.virial[c] = out[6 + c];
+  }
+  return s;
+}
+
+PressureTensor pressure_tensor(const TensorSums& s, double volume, const Units& u) {
+  double p[6];
+  for (int c = 0; c < 6; ++c) p[c] = (s.kinetic[c] * u.mvv2e + s.virial[c]) / volume * u.nktv2p;
+  return PressureTensor{p[0], p[1], p[2], p[3], p[4], p[5]};
+}
+
 double sum_mv2(const AtomStore& a) {
   double out;
   block_sums<1>(static_cast<long>(a.nlocal), mv2_terms(a), &out);

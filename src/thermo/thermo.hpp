@@ -16,6 +16,22 @@ struct ThermoSums {
   double virial = 0;  // sum r.F over pairs
 };
 ThermoSums sum_thermo(const AtomStore& atoms);
+
+// The sums of the pressure tensor, each xx yy zz xy xz yz: sum m v_a v_b
+// (kinetic) and the per-atom virial tensor `w` (six arrays of the locals,
+// as forces computed with PassOptions::tensor wrote them).
+struct TensorSums {
+  double kinetic[6] = {0, 0, 0, 0, 0, 0};
+  double virial[6] = {0, 0, 0, 0, 0, 0};
+};
+TensorSums sum_tensor(const AtomStore& atoms, const double* const* w);
+// The pressure tensor as LAMMPS's compute pressure gives it
+// ((kinetic + virial) / V, no degree-of-freedom correction), in pressure
+// units.
+struct PressureTensor {
+  double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
+};
+PressureTensor pressure_tensor(const TensorSums& sums, double volume, const Units& units);
 double sum_mv2(const AtomStore& atoms);
 
 // T = sum m v^2 / (dof k_B), 0 without degrees of freedom.

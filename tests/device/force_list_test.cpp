@@ -28,9 +28,10 @@ class SpoilThenPair final : public device::DeviceForce {
     return pass == 0 ? std::vector<std::string>{"position"} : std::vector<std::string>{};
   }
   void compute(int pass, device::DeviceAtoms& a, const device::DeviceNeighborList& nl,
-               const device::dvec<int>* some, bool mixed, bool accumulate) const override {
-    if (pass == 1) return pair_->compute(0, a, nl, some, mixed, accumulate);
-    for (auto* v : {&a.x, &a.y, &a.z}) thrust::fill(v->begin() + a.nlocal, v->end(), 1e6);
+               const device::dvec<int>* some, bool mixed, const PassOptions& opt) const override {
+    if (pass == 1) return pair_->compute(0, a, nl, some, mixed, opt);
+    // On the pipeline's stream, after the work queued before this pass.
+    for (auto* v : {&a.x, &a.y, &a.z}) thrust::fill(device::policy(compute_stream()), v->begin() + a.nlocal, v->end(), 1e6);
   }
 
  private:
@@ -98,7 +99,7 @@ TEST_CASE("A quantity no image shifts reaches each ghost from its source, as on 
   REQUIRE(dev.nghost == t.cpu.atoms.nghost);
   CHECK(dev.y == t.cpu.atoms.y);
   // And positions, spoilt, come back shifted as the refresh makes them.
-  thrust::fill(d.z.begin() + d.nlocal, d.z.end(), -5.0);
+  thrust::fill(device::policy(t.dev.stream()), d.z.begin() + d.nlocal, d.z.end(), -5.0);
   t.dev.ghosts().forward(d, "position", t.sim.box(), t.dev.stream());
   t.cpu.refresh_ghosts();
   CHECK(t.device_atoms().z == t.cpu.atoms.z);

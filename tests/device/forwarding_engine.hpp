@@ -42,6 +42,8 @@ class ForwardingEngine : public DeviceEngine {
   double max_displacement_sq() const override { return e_->max_displacement_sq(); }
   long first_bad_atom(double speed_sq) const override { return e_->first_bad_atom(speed_sq); }
   ThermoSums sums() const override { return e_->sums(); }
+  TensorSums tensor_sums() const override { return e_->tensor_sums(); }
+  void set_virial_tensor(bool on) override { e_->set_virial_tensor(on); }
   AtomOps& ops() override { return e_->ops(); }
   long long device_bytes_peak() const override { return e_->device_bytes_peak(); }
   void mark_phase(int phase) override { e_->mark_phase(phase); }

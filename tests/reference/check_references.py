@@ -323,6 +323,15 @@ def main(ref):
         check(rel(p_np, press) < 1e-10, f"{name}: numpy press {p_np} vs {press}")
         check(fmax < 1e-9, f"{name}: numpy forces differ by {fmax}")
 
+        # ---- pressure tensor (mix and morse): the same run 0, its trace
+        # over 3 is the scalar pressure
+        if name in ("mix", "morse"):
+            h, rt = read_csv(f"{name}_tensor_run0.csv")
+            check(h == "step,press,pxx,pyy,pzz,pxy,pxz,pyz" and rt.shape == (1, 8), f"{name}_tensor_run0.csv format")
+            t = rt[0]
+            check(t[1] == press, f"{name}: tensor run press {t[1]} vs run0 {press}")
+            check(rel((t[2] + t[3] + t[4]) / 3, press) < 1e-12, f"{name}: trace/3 of the tensor vs press")
+
         if name == "lj":
             h, rs = read_csv("lj_shift_run0.csv")
             check(h == csv_header and rs.shape == (1, 6), "lj_shift_run0.csv format")

@@ -3,27 +3,30 @@
 
 Usage: extract_thermo.py LOG OUT.csv
 
-Expects exactly one run in LOG with
-    thermo_style custom step temp pe ke etotal press
-and copies the numbers verbatim (they are already printed with %.17g),
-so the CSV holds exactly what LAMMPS printed.
+Expects exactly one run in LOG with a `thermo_style custom step ...` of
+the keywords in COLUMNS (step temp pe ke etotal press, or the pressure
+tensor's pxx ... pyz), and copies the numbers verbatim (they are already
+printed with %.17g), so the CSV holds exactly what LAMMPS printed.
 """
 import sys
 
-HEADER_LOG = ["Step", "Temp", "PotEng", "KinEng", "TotEng", "Press"]
-HEADER_CSV = "step,temp,pe,ke,etotal,press"
+# LAMMPS's thermo header word -> the CSV column (the thermo_style keyword).
+COLUMNS = {"Step": "step", "Temp": "temp", "PotEng": "pe", "KinEng": "ke", "TotEng": "etotal", "Press": "press",
+           "Pxx": "pxx", "Pyy": "pyy", "Pzz": "pzz", "Pxy": "pxy", "Pxz": "pxz", "Pyz": "pyz"}
 
 
 def main(log_path, csv_path):
     rows = []
     blocks = 0
     in_block = False
+    header = None
     with open(log_path) as f:
         for line in f:
             words = line.split()
-            if words == HEADER_LOG:
+            if words and words[0] == "Step" and all(w in COLUMNS for w in words):
                 blocks += 1
                 in_block = True
+                header = words
                 continue
             if not in_block:
                 continue
@@ -33,7 +36,7 @@ def main(log_path, csv_path):
             if line.startswith("WARNING"):
                 sys.stderr.write(f"{log_path}: {line}")
                 continue
-            if len(words) != len(HEADER_LOG):
+            if len(words) != len(header):
                 sys.exit(f"{log_path}: unexpected line in thermo block: {line!r}")
             int(words[0])
             for w in words[1:]:
@@ -44,7 +47,7 @@ def main(log_path, csv_path):
     if in_block:
         sys.exit(f"{log_path}: thermo block not terminated (run did not finish?)")
     with open(csv_path, "w") as out:
-        out.write(HEADER_CSV + "\n")
+        out.write(",".join(COLUMNS[w] for w in header) + "\n")
         for r in rows:
             out.write(r + "\n")
 

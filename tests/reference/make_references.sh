@@ -46,7 +46,7 @@ run_lmp() {  # run_lmp NAME  -> runs NAME.lmp, log in $TMP/NAME.log
 }
 
 # Remove previous outputs so nothing stale survives.
-rm -f ./*_melt.data ./*_forces.dump ./*_run0.csv ./*_nve_1000.csv ./mix_rdf.txt ./mix_msd.txt
+rm -f ./*_melt.data ./*_forces.dump ./*_run0.csv ./*_tensor_run0.csv ./*_nve_1000.csv ./mix_rdf.txt ./mix_msd.txt
 
 echo "melts (1000 steps NVE from T=3.0):"
 for sys in lj morse mix; do
@@ -56,7 +56,7 @@ for sys in lj morse mix; do
 done
 
 echo "run 0 single points:"
-for name in lj_run0 lj_shift_run0 lj_smooth_run0 morse_run0 mix_run0; do
+for name in lj_run0 lj_shift_run0 lj_smooth_run0 morse_run0 mix_run0 morse_tensor_run0 mix_tensor_run0; do
     run_lmp "$name"
     "$PYTHON" extract_thermo.py "$TMP/$name.log" "$name.csv"
 done

@@ -34,13 +34,13 @@ class SpoilThenPair final : public Force {
   std::vector<std::string> forwarded_after(int pass) const override {
     return pass == 0 && declared_ ? std::vector<std::string>{"position"} : std::vector<std::string>{};
   }
-  void compute_pass(int pass, AtomStore& a, const NeighborList& nl, bool accumulate) const override {
+  void compute_pass(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const override {
     ++calls;
     if (pass == 0) {
       for (std::size_t g = a.nlocal; g < a.nall(); ++g) a.x[g] = a.y[g] = a.z[g] = 1e6;
       return;
     }
-    pair_.compute_pass(0, a, nl, accumulate);
+    pair_.compute_pass(0, a, nl, opt);
   }
   mutable int calls = 0;
 
@@ -58,7 +58,7 @@ class ForwardsNonsense final : public Force {
   double max_cutoff() const override { return 1; }
   int passes() const override { return 2; }
   std::vector<std::string> forwarded_after(int) const override { return {q_}; }
-  void compute_pass(int, AtomStore&, const NeighborList&, bool) const override {}
+  void compute_pass(int, AtomStore&, const NeighborList&, const PassOptions&) const override {}
 
  private:
   std::string q_;
@@ -72,8 +72,8 @@ class Borrowed final : public Force {
   double max_cutoff() const override { return f_.max_cutoff(); }
   int passes() const override { return f_.passes(); }
   std::vector<std::string> forwarded_after(int p) const override { return f_.forwarded_after(p); }
-  void compute_pass(int p, AtomStore& a, const NeighborList& nl, bool acc) const override {
-    f_.compute_pass(p, a, nl, acc);
+  void compute_pass(int p, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const override {
+    f_.compute_pass(p, a, nl, opt);
   }
 
  private:
