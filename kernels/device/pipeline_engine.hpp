@@ -83,7 +83,6 @@ class PipelineEngine final : public DeviceEngine {
                                           to_host(s, d.index, n * static_cast<std::size_t>(d.stride), l.index)));
   }
 
-  void rebuild() override { TESSERA_DEVICE_CALL("neighbour list rebuild", pipe_.rebuild()); }
   void build_in_place() override { TESSERA_DEVICE_CALL("neighbour list build", pipe_.build_in_place()); }
   void refresh_ghosts() override { TESSERA_DEVICE_CALL("ghost refresh", pipe_.refresh_ghosts()); }
   void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override {

@@ -51,10 +51,8 @@ class DeviceEngine {
   // The list in NeighborList's layout (pad 1), with the build positions.
   virtual void download_list(NeighborList& l) const = 0;
 
-  // Wrap, spatial sort, ghosts, list: Simulation::rebuild on one rank.
-  virtual void rebuild() = 0;
-  // Ghosts and list from the positions as they are, with no wrap or sort:
-  // the list a checkpoint's last build made.
+  // One rank: ghosts and list from the positions as they are, with no wrap
+  // or sort (after wrap and sort at a rebuild, or a checkpoint's last build).
   virtual void build_in_place() = 0;
   virtual void refresh_ghosts() = 0;
   // Several ranks: the list of the uploaded locals and ghosts (built on the
@@ -65,9 +63,10 @@ class DeviceEngine {
   // rebuilt at the next step.
   virtual void set_box(const SubDomain& sd) = 0;
   virtual void refresh_halo(const SwapExchange& exchange) = 0;
-  // Several ranks, a rebuild on the device: HaloExchange::migrate and build
-  // through halo_atoms(), with wrap() after the migration and sort() (deck
-  // neighbor.sort) before the ghosts; then build_list.
+  // A rebuild on the device: wrap() (after HaloExchange::migrate through
+  // halo_atoms() with several ranks), sort() (deck neighbor.sort), then the
+  // ghosts and list: HaloExchange::build through halo_atoms() and
+  // build_list with several ranks, build_in_place on one.
   virtual HaloAtoms& halo_atoms() = 0;
   virtual void wrap() = 0;
   virtual void sort(const SubDomain& sd) = 0;

@@ -17,6 +17,8 @@
 #include "domain/load_balance.hpp"
 #include "integrate/motion_guard.hpp"
 #include "integrate/step_sequence.hpp"
+#include "run/device_backend.hpp"
+#include "run/host_backend.hpp"
 #include "system/build_system.hpp"
 
 namespace tessera {
@@ -63,6 +65,7 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   const IdSums all = id_sums(atoms_.id.data(), atoms_.nlocal);
   id_sum_ = all.sum;
   id_hash_ = all.hash;
+  backend_ = std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr);
   // Every rank builds the whole system (identical everywhere: lattice or
   // file, velocities drawn per id) and keeps the atoms of its sub-box.
   if (comm_.parallel()) {
@@ -97,11 +100,9 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
 
 // The global atom count and id checksums, at every rebuild: atoms must never
 // be lost or duplicated by migration.
-// On a device with its atoms current there (not atoms_), only the sums cross.
 void Simulation::verify_atoms() const {
   if (!comm_.parallel()) return;
-  const bool on_device = device_ && atoms_stale_;
-  const IdSums mine = on_device ? device_->local_id_sums() : id_sums(atoms_.id.data(), atoms_.nlocal);
+  const IdSums mine = backend_->local_id_sums();
   const auto counts = comm_.allgather(static_cast<long long>(local_count()));
   long long total = 0;
   for (long long c : counts) total += c;
@@ -119,15 +120,18 @@ void Simulation::verify_atoms() const {
 void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
   if (ready_) throw std::logic_error("use_device: call it before setup() or restore()");
   device_ = std::move(engine);
-  if (device_) device_->set_virial_tensor(virial_tensor_);
-  if (device_) timers_.on_start([this](Phase p) { device_->mark_phase(static_cast<int>(p)); });
-  if (device_ && comm_.parallel()) {
+  if (!device_) return;
+  timers_.on_start([this](Phase p) { device_->mark_phase(static_cast<int>(p)); });
+  if (comm_.parallel() && !device_->rebuilds_on_device())
+    backend_ = std::make_unique<HostRebuildBackend>(*device_, atoms_, nlist_, forces_, box_, halo_, comm_);
+  else
+    backend_ = std::make_unique<DeviceBackend>(*device_, atoms_, nlist_, comm_.parallel() ? &halo_ : nullptr, comm_);
+  backend_->set_virial_tensor(virial_tensor_);
+  if (comm_.parallel()) {
     EngineHaloDevice device(*device_, sub_, halo_);
     transport_.choose(deck_.cuda_aware_mpi, mpi_cuda_support(), device);
   }
 }
-
-std::size_t Simulation::local_count() const { return device_ && atoms_stale_ ? device_->nlocal() : atoms_.nlocal; }
 
 std::vector<double> Simulation::device_phase_seconds() const {
   return device_ ? device_->device_phase_seconds() : std::vector<double>{};
@@ -145,82 +149,25 @@ std::string Simulation::backend_description() const {
                      clusters ? " (neighbor.layout: clusters is for the cuda backend; rows here)" : "");
 }
 
-void Simulation::pull_atoms() const {
-  if (!device_ || !atoms_stale_) return;
-  device_->download(atoms_);
-  atoms_stale_ = false;
-}
-
-void Simulation::pull_list() const {
-  if (!device_ || !list_stale_) return;
-  device_->download_list(nlist_);
-  list_stale_ = false;
-}
-
+// One sequence wherever the atoms live (AtomBackend). The device pipeline's
+// own rebuild keeps this order (force_pipeline.hpp), so that a device run
+// reaches the CPU's state bit for bit.
 void Simulation::rebuild() {
   timers_.next(Phase::kCommunicate);
   list_current_ = false;
-  if (device_ && !comm_.parallel()) {
-    // Wrap, sort, ghosts and list in Simulation's order (force_pipeline.hpp).
-    timers_.next(Phase::kNeighbor);
-    device_->rebuild();
-    device_changed(true);
-    last_build_ = step_;
-    box_changed_ = false;
-    list_current_ = true;
-    return;
-  }
-  if (device_ && device_->rebuilds_on_device()) {
-    // Several ranks on devices: HaloExchange's messages, the device's atoms.
-    HaloAtoms& on_device = device_->halo_atoms();
-    device_changed(true);  // from here on the host's copy is stale
-    const long long moved = halo_.records_moved();
-    migrate(on_device);
-    device_->wrap();
-    verify_atoms();
-    if (deck_.neighbor.sort) {
-      timers_.next(Phase::kNeighbor);
-      device_->sort(sub_);
-    }
-    timers_.next(Phase::kCommunicate);
-    halo_.build(on_device, sub_, reach_);
-    timers_.next(Phase::kNeighbor);
-    device_->build_list(sub_, halo_.swaps());
-    traffic_.records += halo_.records_moved() - moved;
-    ++traffic_.builds;
-    list_current_ = true;
-    if (!transport_.tested()) check_halo_transport();
-    last_build_ = step_;
-    box_changed_ = false;
-    return;
-  }
-  // Without a device, or with the host's rebuild (rebuilds_on_device):
-  // migration, sort and ghosts on the host, the list on the device.
-  const bool host_rebuild = device_ && comm_.parallel();
-  if (host_rebuild) traffic_.records += static_cast<long long>(atoms_.nall());  // as many as the device holds
-  pull_atoms();
-  if (comm_.parallel()) {
-    HostHaloAtoms on_host(atoms_);
-    migrate(on_host);
-    PeriodicGhosts::wrap(atoms_, box_);
-    verify_atoms();
-  } else {
-    PeriodicGhosts::wrap(atoms_, box_);
-  }
+  backend_->start_rebuild();
+  if (comm_.parallel()) migrate(backend_->halo_atoms());
+  backend_->wrap(box_);
+  verify_atoms();
   if (deck_.neighbor.sort) {
     timers_.next(Phase::kNeighbor);
-    sort_atoms_spatially(atoms_, sub_, 0.5 * reach_);
+    backend_->sort(sub_, 0.5 * reach_);
   }
   timers_.next(Phase::kCommunicate);
   build_ghosts();
   timers_.next(Phase::kNeighbor);
   build_list();
-  if (host_rebuild) {
-    traffic_.on_device = false;
-    traffic_.records += static_cast<long long>(atoms_.nall());
-    ++traffic_.builds;
-  }
-  list_current_ = true;
+  backend_->finish_rebuild();
   last_build_ = step_;
   box_changed_ = false;
 }
@@ -235,11 +182,9 @@ void Simulation::migrate(HaloAtoms& atoms) {
 }
 
 void Simulation::build_list() {
-  if (!device_) return builder_.build(atoms_, sub_, reach_, nlist_);
-  device_->upload(atoms_);  // host -> device: locals and ghosts
-  device_->build_list(sub_, halo_.swaps());
-  device_changed(true);
-  if (comm_.parallel() && !transport_.tested()) check_halo_transport();
+  backend_->build_list(sub_, reach_, halo_.swaps());
+  list_current_ = true;
+  if (device_ && comm_.parallel() && !transport_.tested()) check_halo_transport();
 }
 
 void Simulation::check_halo_transport() {
@@ -290,44 +235,10 @@ void Simulation::maybe_balance() {
 }
 
 void Simulation::build_ghosts() {
-  if (device_ && !comm_.parallel())
-    throw std::logic_error("build_ghosts: the device engine builds ghosts and list together");
   if (comm_.parallel())
-    halo_.build(atoms_, sub_, reach_);
+    halo_.build(backend_->halo_atoms(), sub_, reach_);
   else
-    ghosts_.build(atoms_, sub_, reach_);
-}
-
-void Simulation::update_ghosts() {
-  if (device_ && comm_.parallel())
-    device_->refresh_halo(swap_exchange(halo_, comm_));
-  else if (device_)
-    device_->refresh_ghosts();
-  else if (comm_.parallel())
-    halo_.update_positions(atoms_);
-  else
-    ghosts_.update_positions(atoms_, box_);
-}
-
-void Simulation::forward_to_ghosts(const std::string& quantity) {
-  const std::vector<double*> v =
-      forwardable_arrays(atoms_, quantity.c_str(), [](std::vector<double>& a) { return a.data(); });
-  const bool periodic = moves_with_image(quantity.c_str());
-  if (comm_.parallel())
-    halo_.forward(v.data(), static_cast<int>(v.size()), periodic);
-  else
-    ghosts_.forward(atoms_, v, periodic, box_);
-}
-
-void Simulation::refresh_and_compute_forces() {
-  tensor_step_ = virial_tensor_ ? step_ : -1;
-  if (comm_.parallel()) {
-    const SwapExchange exchange = swap_exchange(halo_, comm_);
-    device_->refresh_and_compute(&exchange);
-  } else {
-    device_->refresh_and_compute(nullptr);
-  }
-  device_changed(false);
+    backend_->build_periodic_ghosts(sub_, reach_);
 }
 
 DeviceEngine::HaloOverlap Simulation::halo_overlap() const {
@@ -336,30 +247,22 @@ DeviceEngine::HaloOverlap Simulation::halo_overlap() const {
 
 void Simulation::compute_forces() {
   tensor_step_ = virial_tensor_ ? step_ : -1;
-  if (!device_) {
-    double* tensor[6] = {};
-    for (int c = 0; c < 6 && virial_tensor_; ++c) {
-      tensor_[c].resize(atoms_.nlocal);
-      tensor[c] = tensor_[c].data();
-    }
-    return forces_.compute(
-        atoms_, nlist_, [this](const std::string& q) { forward_to_ghosts(q); }, virial_tensor_ ? tensor : nullptr);
-  }
-  if (comm_.parallel()) {
-    const SwapExchange exchange = swap_exchange(halo_, comm_);
-    device_->compute_forces(&exchange);
-  } else {
-    device_->compute_forces(nullptr);
-  }
-  device_changed(false);
+  backend_->compute_forces();
+}
+
+void Simulation::build_and_compute_forces(const CheckpointState* as_checkpointed) {
+  backend_->upload();  // on a device, the one host -> device copy of a fresh run or a restart
+  if (as_checkpointed)
+    rebuild_as_checkpointed(*as_checkpointed);
+  else
+    rebuild();
+  timers_.next(Phase::kPair);
+  compute_forces();
 }
 
 void Simulation::setup() {
   timers_.start(Phase::kOther);
-  if (device_) device_->upload(atoms_);  // the one host -> device copy of a fresh run
-  rebuild();
-  timers_.next(Phase::kPair);
-  compute_forces();
+  build_and_compute_forces(nullptr);
   timers_.next(Phase::kIntegrate);
   if (device_)
     integrator_.post_force(device_->ops(), step_);
@@ -444,7 +347,7 @@ struct Simulation::Stepping {
     s.timers_.next(Phase::kCommunicate);
     // On a device the refresh is made with the forces, overlapped with
     // those that need no ghost (compute_forces below).
-    if (s.device_)
+    if (s.backend_->refreshes_with_forces())
       ghosts_pending = true;
     else
       s.update_ghosts();
@@ -453,7 +356,8 @@ struct Simulation::Stepping {
     s.timers_.next(Phase::kPair);
     if (ghosts_pending) {
       ghosts_pending = false;
-      return s.refresh_and_compute_forces();
+      s.tensor_step_ = s.virial_tensor_ ? s.step_ : -1;
+      return s.backend_->refresh_and_compute_forces();
     }
     s.compute_forces();
   }
@@ -513,9 +417,7 @@ ThermoValues Simulation::thermo() const {
 
 void Simulation::set_virial_tensor(bool on) {
   virial_tensor_ = on;
-  if (!on)
-    for (auto& t : tensor_) std::vector<double>().swap(t);
-  if (device_) device_->set_virial_tensor(on);
+  backend_->set_virial_tensor(on);
 }
 
 PressureTensor Simulation::pressure_tensor() const {
@@ -523,9 +425,7 @@ PressureTensor Simulation::pressure_tensor() const {
     throw std::logic_error(fmt::format("pressure_tensor: the forces of step {} were computed without the virial "
                                        "tensor (set_virial_tensor(true) before the step)",
                                        step_));
-  const double* w[6];
-  for (int c = 0; c < 6; ++c) w[c] = tensor_[c].data();
-  TensorSums t = device_ ? device_->tensor_sums() : sum_tensor(atoms_, w);
+  TensorSums t = backend_->tensor_sums();
   double v[12];
   for (int c = 0; c < 6; ++c) {
     v[c] = t.kinetic[c];

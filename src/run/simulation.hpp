@@ -12,14 +12,13 @@
 #include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "domain/box.hpp"
-#include "domain/periodic_ghosts.hpp"
 #include "domain/rank_grid.hpp"
 #include "integrate/integrator.hpp"
 #include "io/checkpoint.hpp"
 #include "neighbor/neighbor_list.hpp"
-#include "neighbor/verlet_builder.hpp"
 #include "forces/force_list.hpp"
 #include "potentials/pair_style.hpp"
+#include "run/atom_backend.hpp"
 #include "run/device_engine.hpp"
 #include "run/timers.hpp"
 #include "thermo/thermo.hpp"
@@ -44,12 +43,15 @@ class Simulation {
   // Several ranks (comm.size() > 1): this rank's share of the system, on a
   // rank grid from the deck's `decomposition` or chosen for the least halo.
   explicit Simulation(const Deck& deck, const Communicator& comm = Communicator::world());
+  // Not copied or moved: its backend and a device engine hold references
+  // to it and its members.
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
 
   // Moves the atoms to a device backend for the rest of the run: called
-  // before setup() or restore(). With several ranks the host still
-  // migrates atoms and builds ghosts at each rebuild. From then on the atoms live on
-  // the device; atoms(), neighbor_list() and capture_state() copy them back
-  // when asked (outputs ask at their steps only).
+  // before setup() or restore(). From then on the atoms live on the device
+  // (run/device_backend.hpp); atoms(), neighbor_list() and capture_state()
+  // copy them back when asked (outputs ask at their steps only).
   void use_device(std::unique_ptr<DeviceEngine> engine);
   bool on_device() const { return device_ != nullptr; }
   // The most bytes held in device arrays so far (0 on the CPU backend).
@@ -60,12 +62,8 @@ class Simulation {
   DeviceEngine::HaloOverlap halo_overlap() const;
   // Several ranks on a device: where rebuilds ran and how many atom records
   // crossed between device and host for them, on this rank.
-  struct RebuildTraffic {
-    bool on_device = true;
-    long builds = 0;
-    long long records = 0;
-  };
-  RebuildTraffic rebuild_traffic() const { return traffic_; }
+  using RebuildTraffic = tessera::RebuildTraffic;
+  RebuildTraffic rebuild_traffic() const { return backend_->traffic(); }
   // The halo's traffic each step since the last build on this rank.
   using HaloTraffic = HaloTransportSetup::Traffic;
   HaloTraffic halo_traffic() const { return transport_.traffic(halo_.swaps()); }
@@ -167,13 +165,15 @@ class Simulation {
 
  private:
   void rebuild();
+  // The ghosts of the current locals: the halo's (several ranks) or the
+  // periodic images.
   void build_ghosts();
-  // The list of the current locals and ghosts, on the host or the device.
+  // The list of the current locals and ghosts, where the atoms live.
   void build_list();
   // Moves the rank grid's cut planes when the ranks' work differs (deck
   // load_balance), just before a list rebuild migrates the atoms.
   void maybe_balance();
-  void update_ghosts();
+  void update_ghosts() { backend_->refresh_ghosts(); }
   // Several ranks on devices, once, right after the first list build
   // (HaloTransportSetup::self_test).
   void check_halo_transport();
@@ -186,31 +186,27 @@ class Simulation {
   // with `same_layout`, else by position); this rank's share lands in `s`.
   void scatter_checkpoint(const CheckpointState& given, bool same_layout, const std::string& source,
                           CheckpointState& s);
+  // setup() and restore(): the host's atoms to the backend, a list for
+  // them (the checkpoint's, `as_checkpointed`, when not null), and forces.
+  void build_and_compute_forces(const CheckpointState* as_checkpointed);
   void rebuild_as_checkpointed(const CheckpointState& s);
   void restore_forces(const CheckpointState& s);
   // Why `s` cannot continue this deck's run ("" if it can), given every
   // rank's (id, type) sorted by id.
   std::string misfit(const CheckpointState& s, const std::vector<std::pair<std::int64_t, std::int64_t>>& deck_atoms);
   struct Stepping;  // verlet_step's view of this simulation
-  // A force's intermediate (a registered quantity) from the locals to the
-  // ghosts, between its passes (CPU).
-  void forward_to_ghosts(const std::string& quantity);
-  void refresh_and_compute_forces();  // device: update_ghosts + compute_forces, overlapped
   bool rebuild_due();
   void check_motion() const;
   void verify_atoms() const;
   // HaloExchange::migrate, its errors naming the step.
   void migrate(HaloAtoms& atoms);
   // This rank's local atoms, wherever they are (host or device).
-  std::size_t local_count() const;
+  std::size_t local_count() const { return backend_->nlocal(); }
   // Device copies to the host, when the host's copy is out of date.
-  void pull_atoms() const;
-  void pull_list() const;
+  void pull_atoms() const { backend_->pull_atoms(); }
+  void pull_list() const { backend_->pull_list(); }
   // After device work: the host copies are out of date.
-  void device_changed(bool list) {
-    atoms_stale_ = true;
-    list_stale_ = list_stale_ || list;
-  }
+  void device_changed(bool list) { backend_->changed(list); }
 
   Deck deck_;
   const Units& units_;  // the deck's, before everything that converts
@@ -218,7 +214,6 @@ class Simulation {
   RankGrid grid_;
   std::array<int, 3> cell_{0, 0, 0};  // this rank's place in the grid
   HaloExchange halo_;
-  RebuildTraffic traffic_;
   std::uint64_t id_sum_ = 0, id_hash_ = 0;  // of all atoms, checked at every rebuild
   Box box_;
   SubDomain sub_;
@@ -229,11 +224,10 @@ class Simulation {
   Integrator integrator_;
   mutable NeighborList nlist_;
   std::unique_ptr<DeviceEngine> device_;
+  // Where the atoms live: the host's atoms_ or device_'s (atom_backend.hpp).
+  std::unique_ptr<AtomBackend> backend_;
   HaloTransportSetup transport_;  // several ranks on devices
-  mutable bool atoms_stale_ = false, list_stale_ = false;
   bool list_current_ = true;
-  VerletBuilder builder_;
-  PeriodicGhosts ghosts_;
   PhaseTimers timers_;
   long long natoms_ = 0;
   double reach_ = 0;
@@ -241,7 +235,6 @@ class Simulation {
   long last_build_ = 0;
   bool box_changed_ = false;  // set_box since the last build: rebuild next
   bool virial_tensor_ = false;
-  std::vector<double> tensor_[6];  // CPU: the locals' virial tensor, when asked
   long tensor_step_ = -1;  // the step whose forces wrote the virial tensor
   long steps_run_ = 0;
   double loop_seconds_ = 0;

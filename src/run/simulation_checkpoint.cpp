@@ -12,6 +12,7 @@
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "domain/periodic_ghosts.hpp"
 #include "io/checkpoint_parts.hpp"
 #include "run/simulation.hpp"
 
@@ -304,20 +305,13 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
                  [&](std::size_t k) { return same_layout ? static_cast<std::size_t>(s.storage_index[k]) : k; }, false,
                  a);
   step_ = s.step;
-  if (device_) device_->upload(a);  // host -> device: the checkpoint's atoms
-  if (same_layout) {
-    rebuild_as_checkpointed(s);
-  } else {
-    timers_.start(Phase::kOther);
-    rebuild();
-  }
+  timers_.start(Phase::kOther);
+  build_and_compute_forces(same_layout ? &s : nullptr);  // forces for per-atom energy and virial (thermo)
   if (device_)
     device_->set_builds(s.neighbor_builds);
   else
     nlist_.builds = s.neighbor_builds;
-  timers_.next(Phase::kPair);
-  compute_forces();  // per-atom energy and virial for thermo
-  pull_atoms();      // a rebuild on the device may have sorted them
+  pull_atoms();  // a rebuild on the device may have sorted them
   restore_forces(s);
   timers_.stop();
   ready_ = true;
@@ -330,15 +324,10 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
 void Simulation::rebuild_as_checkpointed(const CheckpointState& s) {
   AtomStore& a = atoms_;
   const std::size_t n = s.id.size();
-  timers_.start(Phase::kCommunicate);
-  if (device_ && !comm_.parallel()) {
-    timers_.next(Phase::kNeighbor);
-    device_->build_in_place();
-  } else {
-    build_ghosts();
-    timers_.next(Phase::kNeighbor);
-    build_list();
-  }
+  timers_.next(Phase::kCommunicate);
+  build_ghosts();
+  timers_.next(Phase::kNeighbor);
+  build_list();
   last_build_ = s.last_build_step;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = static_cast<std::size_t>(s.storage_index[k]);

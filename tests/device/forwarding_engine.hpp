@@ -19,7 +19,6 @@ class ForwardingEngine : public DeviceEngine {
   void upload_forces(const AtomStore& a) override { e_->upload_forces(a); }
   void download(AtomStore& a) const override { e_->download(a); }
   void download_list(NeighborList& l) const override { e_->download_list(l); }
-  void rebuild() override { e_->rebuild(); }
   void build_in_place() override { e_->build_in_place(); }
   void refresh_ghosts() override { e_->refresh_ghosts(); }
   void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override { e_->build_list(sd, swaps); }

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -63,14 +64,14 @@ TEST_CASE("results are bitwise independent of the thread count", "[determinism]"
   auto run = [&](int threads) {
     Deck d = test::deck_from(yaml);
     d.threads = threads;
-    Simulation sim(d);
-    sim.setup();
-    sim.run(150, nullptr);
+    auto sim = std::make_unique<Simulation>(d);
+    sim->setup();
+    sim->run(150, nullptr);
     return sim;
   };
   const int saved = omp_get_max_threads();
-  const Simulation a = run(1);
-  const Simulation b = run(3);
+  const std::unique_ptr<const Simulation> made_a = run(1), made_b = run(3);
+  const Simulation &a = *made_a, &b = *made_b;
   omp_set_num_threads(saved);
   REQUIRE(a.atoms().nlocal == b.atoms().nlocal);
   CHECK(a.thermo().etotal == b.thermo().etotal);

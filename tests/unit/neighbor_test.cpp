@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "neighbor/cell_grid.hpp"
 #include "run/simulation.hpp"
 #include "test_support.hpp"
 
