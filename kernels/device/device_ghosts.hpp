@@ -1,9 +1,10 @@
 #pragma once
-// Periodic ghosts on the device, with the semantics of PeriodicGhosts
-// (src/domain/periodic_ghosts.hpp): staged x, then y, then z, each stage
-// also imaging the ghosts of the earlier stages. Ghosts come out in the CPU's
-// order too (by source index, the image below the box before the one above),
-// so the two halos can be compared slot by slot.
+// Periodic ghosts on the device: PeriodicGhosts (src/domain/periodic_ghosts.hpp)
+// with Thrust's algorithms around the same per-atom functors
+// (src/domain/ghost_ops.hpp): staged x, then y, then z, each stage also
+// imaging the ghosts of the earlier stages, ghosts in the CPU's order (by
+// source index, the image below the box before the one above). Only the
+// stage's selection (copy_if here, a scan on the CPU) differs.
 #include <thrust/copy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform_reduce.h>
@@ -16,45 +17,12 @@
 
 #include "device/device_atoms.hpp"
 #include "domain/box.hpp"
+#include "domain/ghost_ops.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
 namespace detail {
-
-// Back into [lo, hi) on each axis, counting the image; one image at most, as
-// on the CPU (the step guard stops any atom that moves more than the skin).
-struct WrapAtom {
-  Box box;
-  double* pos[3];
-  int* img[3];
-  TESSERA_HD void operator()(int i) const {
-    for (int d = 0; d < 3; ++d) {
-      const double lo = box.lo[d], hi = box.hi[d], len = box.length(d);
-      double& p = pos[d][i];
-      if (p >= hi) {
-        p -= len;
-        if (p < lo) p = lo;  // rounding of hi - len
-        ++img[d][i];
-      } else if (p < lo) {
-        p += len;
-        if (p >= hi) p = lo;  // -tiny + len rounds to len
-        --img[d][i];
-      }
-    }
-  }
-};
-
-// Candidate k of a stage is atom k / 2 imaged down (k even: it is near the
-// upper face) or up (k odd: near the lower face), the CPU's loop order.
-struct NearFace {
-  const double* v;
-  double lo, hi, reach;
-  TESSERA_HD bool operator()(int k) const {
-    const double p = v[k >> 1];
-    return (k & 1) ? p < lo + reach : p >= hi - reach;
-  }
-};
 
 // How many ghosts local atom i makes: near a face along an axis, it is
 // imaged across it, and so are its images along the earlier axes (which
@@ -74,63 +42,6 @@ struct GhostsOf {
   }
 };
 
-// Writes the ghosts of one stage: candidate picked[m] becomes atom first + m.
-struct MakeGhost {
-  const int* picked;
-  int first;
-  int nlocal;
-  int d;
-  double len;
-  double* x;
-  double* y;
-  double* z;
-  AtomId* id;
-  int* type;
-  int* source;         // per ghost: the local atom it images
-  signed char* shift;  // per ghost, 3 entries: box lengths added
-  TESSERA_HD void operator()(int m) const {
-    const int k = picked[m];
-    const int i = k >> 1;
-    const int dir = (k & 1) ? 1 : -1;
-    const int a = first + m, g = a - nlocal;
-    const bool is_ghost = i >= nlocal;
-    const int gi = is_ghost ? i - nlocal : 0;
-    source[g] = is_ghost ? source[gi] : i;
-    for (int e = 0; e < 3; ++e) shift[3 * g + e] = is_ghost ? shift[3 * gi + e] : 0;
-    shift[3 * g + d] = static_cast<signed char>(shift[3 * g + d] + dir);
-    x[a] = x[i] + (d == 0 ? dir * len : 0.0);
-    y[a] = y[i] + (d == 1 ? dir * len : 0.0);
-    z[a] = z[i] + (d == 2 ? dir * len : 0.0);
-    id[a] = id[i];
-    type[a] = type[i];
-  }
-};
-
-// Ghost g follows its source; sources are locals, so one pass does every stage.
-struct MoveGhost {
-  int nlocal;
-  double len[3];
-  const int* source;
-  const signed char* shift;
-  double* x;
-  double* y;
-  double* z;
-  TESSERA_HD void operator()(int g) const {
-    const int s = source[g], a = nlocal + g;
-    x[a] = x[s] + shift[3 * g] * len[0];
-    y[a] = y[s] + shift[3 * g + 1] * len[1];
-    z[a] = z[s] + shift[3 * g + 2] * len[2];
-  }
-};
-
-// Ghost g takes its source's value of a quantity that no image shifts.
-struct CopyFromSource {
-  int nlocal;
-  const int* source;
-  double* v;
-  TESSERA_HD void operator()(int g) const { v[nlocal + g] = v[source[g]]; }
-};
-
 }  // namespace detail
 
 class DeviceGhosts {
@@ -140,7 +51,7 @@ class DeviceGhosts {
   // Wraps local atoms back into the box, updating image flags.
   void wrap(DeviceAtoms& a, const Box& box) const {
     for_each_index(stream_, a.nlocal,
-                   detail::WrapAtom{box, {raw(a.x), raw(a.y), raw(a.z)}, {raw(a.ix), raw(a.iy), raw(a.iz)}});
+                   WrapAtom{box, {raw(a.x), raw(a.y), raw(a.z)}, {raw(a.ix), raw(a.iy), raw(a.iz)}});
   }
 
   // Creates the ghosts of the current local positions within `reach` of a face.
@@ -165,14 +76,14 @@ class DeviceGhosts {
       const dvec<double>& v = d == 0 ? a.x : (d == 1 ? a.y : a.z);
       const auto end =
           thrust::copy_if(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(2 * n),
-                          picked_.begin(), detail::NearFace{raw(v), sd.lo[d], sd.hi[d], reach});
+                          picked_.begin(), NearFace{raw(v), sd.lo[d], sd.hi[d], reach});
       const int m = static_cast<int>(end - picked_.begin());
       const int nghost = a.nghost;
       a.resize_ghosts(stream_, nghost + m);
       resize_exact(stream_, source_, static_cast<std::size_t>(nghost) + m);
       resize_exact(stream_, shift_, 3 * (static_cast<std::size_t>(nghost) + m));
       for_each_index(stream_, m,
-                     detail::MakeGhost{raw(picked_), n, a.nlocal, d, sd.global.length(d), raw(a.x), raw(a.y), raw(a.z),
+                     MakeGhost{raw(picked_), n, a.nlocal, d, sd.global.length(d), raw(a.x), raw(a.y), raw(a.z),
                                        raw(a.id), raw(a.type), raw(source_), raw(shift_)});
     }
     release(stream_, picked_);
@@ -183,7 +94,7 @@ class DeviceGhosts {
   // The same, queued on stream `on` (the halo stream, overlapped with forces).
   void refresh(DeviceAtoms& a, const Box& box, const DeviceStream& on) const {
     for_each_index(on, a.nghost,
-                   detail::MoveGhost{a.nlocal,
+                   MoveGhost{a.nlocal,
                                      {box.length(0), box.length(1), box.length(2)},
                                      raw(source_),
                                      raw(shift_),
@@ -204,7 +115,7 @@ class DeviceGhosts {
   void forward(DeviceAtoms& a, const std::vector<double*>& fields, bool periodic, const Box& box,
                const DeviceStream& on) const {
     if (periodic) return refresh(a, box, on);
-    for (double* v : fields) for_each_index(on, a.nghost, detail::CopyFromSource{a.nlocal, raw(source_), v});
+    for (double* v : fields) for_each_index(on, a.nghost, CopyFromSource{a.nlocal, raw(source_), v});
   }
 
   // Per ghost: the local atom it images and its shift in box lengths (3 each).
