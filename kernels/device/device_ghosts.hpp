@@ -84,9 +84,12 @@ class DeviceGhosts {
       resize_exact(stream_, shift_, 3 * (static_cast<std::size_t>(nghost) + m));
       for_each_index(stream_, m,
                      MakeGhost{raw(picked_), n, a.nlocal, d, sd.global.length(d), raw(a.x), raw(a.y), raw(a.z),
-                                       raw(a.id), raw(a.type), raw(source_), raw(shift_)});
+                               raw(source_), raw(shift_)});
     }
     release(stream_, picked_);
+    copy_unshifted_from_sources(
+        a, a.nlocal, a.nghost, raw(source_), [this](int n, const auto& f) { for_each_index(stream_, n, f); },
+        [](auto& v) { return raw(v); });
   }
 
   // Moves the ghosts with their source atoms (every step between rebuilds).
@@ -115,7 +118,7 @@ class DeviceGhosts {
   void forward(DeviceAtoms& a, const std::vector<double*>& fields, bool periodic, const Box& box,
                const DeviceStream& on) const {
     if (periodic) return refresh(a, box, on);
-    for (double* v : fields) for_each_index(on, a.nghost, CopyFromSource{a.nlocal, raw(source_), v});
+    for (double* v : fields) for_each_index(on, a.nghost, CopyFromSource<double>{a.nlocal, raw(source_), v});
   }
 
   // Per ghost: the local atom it images and its shift in box lengths (3 each).

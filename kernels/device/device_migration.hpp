@@ -17,7 +17,7 @@
 #include "comm/halo_atoms.hpp"
 #include "core/id_sums.hpp"
 #include "device/device_atoms.hpp"
-#include "device/device_halo.hpp"
+#include "domain/ghost_ops.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -43,27 +43,6 @@ struct NearBound {
   TESSERA_HD bool operator()(int i) const { return dir < 0 ? v[i] < bound : v[i] >= bound; }
 };
 
-// Ghost first + k images atom picked[k], shifted along d: the position a
-// record would carry, to the bit.
-struct MakeImage {
-  const int* picked;
-  int first, d;
-  double shift;
-  AtomId* id;
-  int* type;
-  double* x;
-  double* y;
-  double* z;
-  TESSERA_HD void operator()(int k) const {
-    const int i = picked[k], g = first + k;
-    id[g] = id[i];
-    type[g] = type[i];
-    x[g] = x[i] + (d == 0 ? shift : 0.0);
-    y[g] = y[i] + (d == 1 ? shift : 0.0);
-    z[g] = z[i] + (d == 2 ? shift : 0.0);
-  }
-};
-
 }  // namespace detail
 
 class DeviceHaloAtoms final : public HaloAtoms {
@@ -74,41 +53,31 @@ class DeviceHaloAtoms final : public HaloAtoms {
   std::size_t nall() const override { return static_cast<std::size_t>(a_.nall()); }
 
   void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
-                   GhostRecords& out) override {
+                   AtomStore& out) override {
     const int m = select(static_cast<int>(n), detail::NearBound{coord(d), bound, dir});
-    out.resize(static_cast<std::size_t>(m));
     to_host(stream_, index_, static_cast<std::size_t>(m), picked);
-    resize_exact(stream_, scratch_.ids, m);
-    resize_exact(stream_, scratch_.ints, m);
-    resize_exact(stream_, scratch_.doubles, 3 * static_cast<std::size_t>(m));
-    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.id.begin(), scratch_.ids.begin());
-    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, a_.type.begin(), scratch_.ints.begin());
-    // The halo refresh's own packing, so a ghost's first position is the
-    // one every later refresh would give it.
-    for_each_index(stream_, m, detail::PackHalo{raw(index_), d, shift, halo_positions(raw(a_.x), raw(a_.y), raw(a_.z)),
-                                                 raw(scratch_.doubles)});
-    to_host(stream_, scratch_.ids, static_cast<std::size_t>(m), out.id);
-    to_host(stream_, scratch_.ints, static_cast<std::size_t>(m), out.type);
-    to_host(stream_, scratch_.doubles, 3 * static_cast<std::size_t>(m), out.pos);
+    resize_records(out, kFieldGhost, static_cast<std::size_t>(m));
+    zip_fields(a_, out, kFieldGhost, [&](const auto& v, auto& h, const FieldInfo& f) {
+      auto& staged = scratch_.of(v);
+      resize_exact(stream_, staged, static_cast<std::size_t>(m));
+      for_each_index(stream_, m, copy_imaged(f, d, shift, raw(index_), raw(v), raw(staged), 0));
+      to_host(stream_, staged, static_cast<std::size_t>(m), h);
+    });
   }
 
-  void add_ghosts(const GhostRecords& in) override {
-    const int m = static_cast<int>(in.size());
-    const int first = add_ghost_slots(m);
-    to_device(stream_, in.id, a_.id, static_cast<std::size_t>(first));
-    to_device(stream_, in.type, a_.type, static_cast<std::size_t>(first));
-    resize_exact(stream_, scratch_.doubles, in.pos.size());
-    to_device(stream_, in.pos, scratch_.doubles);
-    for_each_index(stream_, m, detail::UnpackHalo{raw(scratch_.doubles), first, halo_positions(raw(a_.x), raw(a_.y), raw(a_.z))});
+  void add_ghosts(const AtomStore& in) override {
+    const int first = add_ghost_slots(static_cast<int>(in.nlocal));
+    zip_fields(in, a_, kFieldGhost,
+               [&](const auto& h, auto& v, FieldInfo) { to_device(stream_, h, v, static_cast<std::size_t>(first)); });
   }
 
   void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override {
     const int m = select(static_cast<int>(n), detail::NearBound{coord(d), bound, dir});
     to_host(stream_, index_, static_cast<std::size_t>(m), picked);  // the swap's send list, for the refresh
     const int first = add_ghost_slots(m);
-    for_each_index(stream_, m,
-                   detail::MakeImage{raw(index_), first, d, shift, raw(a_.id), raw(a_.type), raw(a_.x), raw(a_.y),
-                                     raw(a_.z)});
+    for_each_field(a_, kFieldGhost, [&](auto& v, const FieldInfo& f) {
+      for_each_index(stream_, m, copy_imaged(f, d, shift, raw(index_), raw(v), raw(v), static_cast<std::size_t>(first)));
+    });
   }
 
   void drop_ghosts() override { a_.resize_ghosts(stream_, 0); }

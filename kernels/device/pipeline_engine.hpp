@@ -180,10 +180,10 @@ class PipelineEngine final : public DeviceEngine {
     std::size_t nlocal() const override { return d_.nlocal(); }
     std::size_t nall() const override { return d_.nall(); }
     void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
-                     GhostRecords& out) override {
+                     AtomStore& out) override {
       TESSERA_DEVICE_CALL("halo build", d_.pick_ghosts(d, dir, bound, n, shift, picked, out));
     }
-    void add_ghosts(const GhostRecords& in) override { TESSERA_DEVICE_CALL("halo build", d_.add_ghosts(in)); }
+    void add_ghosts(const AtomStore& in) override { TESSERA_DEVICE_CALL("halo build", d_.add_ghosts(in)); }
     void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override {
       TESSERA_DEVICE_CALL("halo build", d_.image_ghosts(d, dir, bound, n, shift, picked));
     }

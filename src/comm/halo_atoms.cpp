@@ -1,10 +1,25 @@
 #include "comm/halo_atoms.hpp"
 
+#include <algorithm>
+#include <cstddef>
+
+#include "backend/cpu_exec.hpp"
+#include "domain/ghost_ops.hpp"
+
 namespace tessera {
 
 namespace {
 
 double& coord(AtomStore& a, int d, std::size_t i) { return d == 0 ? a.x[i] : (d == 1 ? a.y[i] : a.z[i]); }
+
+// HaloAtoms::pick_ghosts's selection: atoms i < n near the face, in order.
+void near_bound(AtomStore& a, int d, int dir, double bound, std::size_t n, std::vector<int>& picked) {
+  picked.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = coord(a, d, i);
+    if (dir < 0 ? v < bound : v >= bound) picked.push_back(static_cast<int>(i));
+  }
+}
 
 }  // namespace
 
@@ -17,36 +32,36 @@ void push_migrant(AtomStore& to, const AtomStore& from, std::size_t i) {
   copy_migrant(to, to.nlocal - 1, from, i);
 }
 
-void HostHaloAtoms::pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
-                                GhostRecords& out) {
-  picked.clear();
-  out.resize(0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = coord(a_, d, i);
-    if (dir < 0 ? v < bound : v >= bound) {
-      picked.push_back(static_cast<int>(i));
-      out.id.push_back(a_.id[i]);
-      out.type.push_back(a_.type[i]);
-      for (int e = 0; e < 3; ++e) out.pos.push_back(coord(a_, e, i) + (e == d ? shift : 0.0));
-    }
-  }
+void resize_records(AtomStore& r, unsigned mask, std::size_t n) {
+  r.nlocal = n;
+  r.nghost = 0;
+  for_each_field(r, mask, [n](auto& v, FieldInfo) { v.resize(n); });
 }
 
-void HostHaloAtoms::add_ghosts(const GhostRecords& in) {
+void HostHaloAtoms::pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
+                                AtomStore& out) {
+  near_bound(a_, d, dir, bound, n, picked);
+  resize_records(out, kFieldGhost, picked.size());
+  zip_fields(out, a_, kFieldGhost, [&](auto& r, const auto& v, const FieldInfo& f) {
+    cpu_for(picked.size(), copy_imaged(f, d, shift, picked.data(), v.data(), r.data(), 0));
+  });
+}
+
+void HostHaloAtoms::add_ghosts(const AtomStore& in) {
   const std::size_t first = a_.nall();
-  a_.resize_ghosts(a_.nghost + in.size());
-  for (std::size_t k = 0; k < in.size(); ++k) {
-    const std::size_t g = first + k;
-    a_.id[g] = in.id[k];
-    a_.type[g] = in.type[k];
-    for (int e = 0; e < 3; ++e) coord(a_, e, g) = in.pos[3 * k + e];
-  }
+  a_.resize_ghosts(a_.nghost + in.nlocal);
+  zip_fields(a_, in, kFieldGhost, [&](auto& v, const auto& r, FieldInfo) {
+    std::copy(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(in.nlocal), v.begin() + static_cast<std::ptrdiff_t>(first));
+  });
 }
 
 void HostHaloAtoms::image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) {
-  GhostRecords r;
-  pick_ghosts(d, dir, bound, n, shift, picked, r);
-  add_ghosts(r);
+  near_bound(a_, d, dir, bound, n, picked);
+  const std::size_t first = a_.nall();
+  a_.resize_ghosts(a_.nghost + picked.size());
+  for_each_field(a_, kFieldGhost, [&](auto& v, const FieldInfo& f) {
+    cpu_for(picked.size(), copy_imaged(f, d, shift, picked.data(), v.data(), v.data(), first));
+  });
 }
 
 void HostHaloAtoms::take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) {

@@ -13,18 +13,10 @@
 
 namespace tessera {
 
-// Ghosts in transit: per atom its id, type and position (x, y, z together).
-struct GhostRecords {
-  std::vector<AtomId> id;
-  std::vector<int> type;
-  std::vector<double> pos;
-  std::size_t size() const { return id.size(); }
-  void resize(std::size_t n) {
-    id.resize(n);
-    type.resize(n);
-    pos.resize(3 * n);
-  }
-};
+// Atoms in transit between ranks: the fields of `mask` (kFieldGhost for a
+// halo build's ghosts, kFieldMigrates for a migration's leavers) as the
+// locals of an AtomStore, whose other arrays stay empty. Sizes them for n.
+void resize_records(AtomStore& r, unsigned mask, std::size_t n);
 
 class HaloAtoms {
  public:
@@ -34,12 +26,13 @@ class HaloAtoms {
 
   // Halo build. Atoms i < n (locals, then the ghosts already made) whose
   // coordinate d is below `bound` (dir < 0) or at or above it (dir > 0), in
-  // index order: their indices in `picked`, their records in `out` with
-  // `shift` added to coordinate d.
+  // index order: their indices in `picked`, their ghost-stored fields
+  // (kFieldGhost) as the records `out` (resize_records), with `shift` added
+  // to coordinate d (ghost_ops.hpp's CopyImaged).
   virtual void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
-                           GhostRecords& out) = 0;
-  // Appends ghosts after those there.
-  virtual void add_ghosts(const GhostRecords& in) = 0;
+                           AtomStore& out) = 0;
+  // Appends the records `in` (kFieldGhost) as ghosts after those there.
+  virtual void add_ghosts(const AtomStore& in) = 0;
   // A swap to this rank itself (one rank along d): the atoms pick_ghosts
   // would pick become ghosts here at once, with no records made.
   virtual void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) = 0;
@@ -63,8 +56,8 @@ class HostHaloAtoms final : public HaloAtoms {
   std::size_t nlocal() const override { return a_.nlocal; }
   std::size_t nall() const override { return a_.nall(); }
   void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
-                   GhostRecords& out) override;
-  void add_ghosts(const GhostRecords& in) override;
+                   AtomStore& out) override;
+  void add_ghosts(const AtomStore& in) override;
   void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override;
   void drop_ghosts() override { a_.resize_ghosts(0); }
   void take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) override;

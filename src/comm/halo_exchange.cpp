@@ -27,6 +27,22 @@ T take(const std::vector<char>& buf, std::size_t& at) {
   return v;
 }
 
+// Records (halo_atoms.hpp's resize_records) to and from a message: atom by
+// atom, the fields of `mask` in registry order.
+void pack_records(const AtomStore& r, unsigned mask, std::vector<char>& out) {
+  out.clear();
+  out.reserve(r.nlocal * field_bytes(mask));
+  for (std::size_t i = 0; i < r.nlocal; ++i) for_each_field(r, mask, [&](const auto& v, FieldInfo) { put(out, v[i]); });
+}
+
+void unpack_records(const std::vector<char>& in, unsigned mask, AtomStore& r) {
+  const std::size_t n = in.size() / field_bytes(mask);
+  resize_records(r, mask, n);
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < n; ++k)
+    for_each_field(r, mask, [&](auto& v, FieldInfo) { v[k] = take<typename std::decay_t<decltype(v)>::value_type>(in, at); });
+}
+
 }  // namespace
 
 HaloExchange::HaloExchange(const RankGrid& grid, const std::array<int, 3>& cell, const Communicator& comm)
@@ -47,8 +63,7 @@ void HaloExchange::build(HaloAtoms& a, const SubDomain& sd, double reach) {
   swaps_.clear();
   a.drop_ghosts();
   std::vector<char> out, in;
-  GhostRecords picked, arrived;
-  constexpr std::size_t rec = sizeof(AtomId) + sizeof(int) + 3 * sizeof(double);
+  AtomStore picked, arrived;
   for (int d = 0; d < 3; ++d) {
     const double len = sd.global.length(d);
     // Only atoms present before this axis's swaps: what came in from below
@@ -76,24 +91,12 @@ void HaloExchange::build(HaloAtoms& a, const SubDomain& sd, double reach) {
         continue;
       }
       a.pick_ghosts(d, dir, bound, nfirst, s.shift, s.send, picked);
-      out.clear();
-      out.reserve(picked.size() * rec);
-      for (std::size_t k = 0; k < picked.size(); ++k) {
-        put<AtomId>(out, picked.id[k]);
-        put<int>(out, picked.type[k]);
-        for (int e = 0; e < 3; ++e) put<double>(out, picked.pos[3 * k + e]);
-      }
+      pack_records(picked, kFieldGhost, out);
       comm_->sendrecv(s.to, out, s.from, in);
-      s.count = in.size() / rec;
-      arrived.resize(s.count);
-      std::size_t at = 0;
-      for (std::size_t k = 0; k < s.count; ++k) {
-        arrived.id[k] = take<AtomId>(in, at);
-        arrived.type[k] = take<int>(in, at);
-        for (int e = 0; e < 3; ++e) arrived.pos[3 * k + e] = take<double>(in, at);
-      }
+      unpack_records(in, kFieldGhost, arrived);
+      s.count = arrived.nlocal;
       a.add_ghosts(arrived);
-      records_moved_ += static_cast<long long>(picked.size() + arrived.size());
+      records_moved_ += static_cast<long long>(picked.nlocal + arrived.nlocal);
       swaps_.push_back(std::move(s));
     }
   }
@@ -168,8 +171,6 @@ void HaloExchange::migrate(AtomStore& a, const SubDomain& sd) const {
 void HaloExchange::migrate(HaloAtoms& a, const SubDomain& sd) const {
   a.drop_ghosts();
   std::vector<char> out, in;
-  // A migration record: every field that migrates, in registry order.
-  const std::size_t rec = field_bytes(kFieldMigrates);
   for (int d = 0; d < 3; ++d) {
     if (grid_.n[d] == 1) continue;
     AtomStore leavers[2];  // below the sub-box, above it
@@ -190,19 +191,10 @@ void HaloExchange::migrate(HaloAtoms& a, const SubDomain& sd) const {
     if (comm_->max(too_far.empty() ? 0 : 1) > 0) throw SimulationError(too_far);
     for (int dir = -1; dir <= 1; dir += 2) {
       const AtomStore& l = leavers[dir < 0 ? 0 : 1];
-      out.clear();
-      out.reserve(l.nlocal * rec);
-      for (std::size_t i = 0; i < l.nlocal; ++i)
-        for_each_field(l, kFieldMigrates, [&](const auto& v, FieldInfo) { put(out, v[i]); });
+      pack_records(l, kFieldMigrates, out);
       comm_->sendrecv(neighbour(d, dir), out, neighbour(d, -dir), in);
       AtomStore arrived;
-      const std::size_t n = in.size() / rec;
-      arrived.resize_local(n);
-      std::size_t at = 0;
-      for (std::size_t k = 0; k < n; ++k)
-        for_each_field(arrived, kFieldMigrates, [&](auto& v, FieldInfo) {
-          v[k] = take<typename std::decay_t<decltype(v)>::value_type>(in, at);
-        });
+      unpack_records(in, kFieldMigrates, arrived);
       a.add_locals(arrived);
       records_moved_ += static_cast<long long>(l.nlocal + arrived.nlocal);
     }

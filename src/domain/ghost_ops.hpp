@@ -4,6 +4,10 @@
 // the CPU (src/domain/periodic_ghosts.cpp) and DeviceGhosts on the device
 // pipeline (kernels/device/device_ghosts.hpp), so the two halos are the same
 // by construction, slot by slot and bit for bit.
+#include <cstddef>
+#include <type_traits>
+
+#include "atoms/atom_fields.hpp"
 #include "core/host_device.hpp"
 #include "core/types.hpp"
 #include "domain/box.hpp"
@@ -46,7 +50,9 @@ struct NearFace {
   }
 };
 
-// Writes the ghosts of one stage: candidate picked[m] becomes atom first + m.
+// Writes the ghosts of one stage: candidate picked[m] becomes atom first + m,
+// its position imaged; the quantities no image shifts follow once every
+// stage is made (copy_unshifted_from_sources).
 struct MakeGhost {
   const int* picked;
   int first;
@@ -56,8 +62,6 @@ struct MakeGhost {
   double* x;
   double* y;
   double* z;
-  AtomId* id;
-  int* type;
   int* source;         // per ghost: the local atom it images
   signed char* shift;  // per ghost, 3 entries: box lengths added
   TESSERA_HD void operator()(int m) const {
@@ -73,8 +77,6 @@ struct MakeGhost {
     x[a] = x[i] + (d == 0 ? dir * len : 0.0);
     y[a] = y[i] + (d == 1 ? dir * len : 0.0);
     z[a] = z[i] + (d == 2 ? dir * len : 0.0);
-    id[a] = id[i];
-    type[a] = type[i];
   }
 };
 
@@ -96,11 +98,52 @@ struct MoveGhost {
 };
 
 // Ghost g takes its source's value of a quantity that no image shifts.
+template <class T>
 struct CopyFromSource {
   int nlocal;
   const int* source;
-  double* v;
+  T* v;
   TESSERA_HD void operator()(int g) const { v[nlocal + g] = v[source[g]]; }
 };
+
+// Every ghost-stored quantity that no image shifts (id, type, whatever a
+// later field adds), ghost by ghost from its source: what makes a periodic
+// ghost complete once MakeGhost has placed it. `run(n, functor)` is the
+// backend's loop and `data(array)` an array's raw pointer.
+template <class Store, class Run, class Data>
+void copy_unshifted_from_sources(Store& a, int nlocal, int nghost, const int* source, Run run, Data data) {
+  for_each_field(a, kFieldGhost, [&](auto& v, const FieldInfo& f) {
+    using T = std::remove_pointer_t<decltype(data(v))>;
+    if (!moves_with_image(f.name)) run(nghost, CopyFromSource<T>{nlocal, source, data(v)});
+  });
+}
+
+// Atom from[k] into slot at + k of `dst` as its image `add` away along one
+// axis carries it: a position component gains `add` (the shift on the
+// swap's axis, + 0.0 on the others, as every halo path adds it, so a ghost
+// is the same to the bit however it was made), any other quantity is
+// copied. src and dst may be the same array when from[k] < at.
+template <class T>
+struct CopyImaged {
+  const int* from;
+  const T* src;
+  T* dst;
+  std::size_t at;
+  bool moves;  // moves_with_image(the field's quantity)
+  double add;
+  TESSERA_HD void operator()(int k) const {
+    if constexpr (std::is_floating_point_v<T>)
+      dst[at + k] = moves ? src[from[k]] + add : src[from[k]];
+    else
+      dst[at + k] = src[from[k]];
+  }
+};
+
+// CopyImaged for field `f` of a swap along axis d shifted by `shift`.
+template <class T>
+CopyImaged<T> copy_imaged(const FieldInfo& f, int d, double shift, const int* from, const T* src, T* dst,
+                          std::size_t at) {
+  return CopyImaged<T>{from, src, dst, at, moves_with_image(f.name), f.component == d ? shift : 0.0};
+}
 
 }  // namespace tessera

@@ -22,14 +22,15 @@ void PeriodicGhosts::build(AtomStore& a, const SubDomain& sd, double reach) {
     for (int k = 0; k < 2 * n; ++k)
       if (near(k)) picked.push_back(k);
     const std::size_t m = picked.size(), first = a.nghost;
-    // Every ghost-stored field grows, including those MakeGhost does not
-    // write (a force's forwarded intermediates).
     a.resize_ghosts(first + m);
     source_.resize(first + m);
     shift_.resize(3 * (first + m));
     cpu_for(m, MakeGhost{picked.data(), n, static_cast<int>(a.nlocal), d, sd.global.length(d), a.x.data(),
-                         a.y.data(), a.z.data(), a.id.data(), a.type.data(), source_.data(), shift_.data()});
+                         a.y.data(), a.z.data(), source_.data(), shift_.data()});
   }
+  copy_unshifted_from_sources(
+      a, static_cast<int>(a.nlocal), static_cast<int>(a.nghost), source_.data(),
+      [](std::size_t n, const auto& f) { cpu_for(n, f); }, [](auto& v) { return v.data(); });
 }
 
 void PeriodicGhosts::update_positions(AtomStore& a, const Box& box) const {
@@ -44,7 +45,7 @@ void PeriodicGhosts::update_positions(AtomStore& a, const Box& box) const {
 
 void PeriodicGhosts::forward(AtomStore& a, const std::vector<double*>& fields, bool periodic, const Box& box) const {
   if (periodic) return update_positions(a, box);
-  for (double* v : fields) cpu_for(a.nghost, CopyFromSource{static_cast<int>(a.nlocal), source_.data(), v});
+  for (double* v : fields) cpu_for(a.nghost, CopyFromSource<double>{static_cast<int>(a.nlocal), source_.data(), v});
 }
 
 }  // namespace tessera

@@ -98,21 +98,32 @@ TEST_CASE("The device takes, adds, picks and images the atoms the host does, slo
   // Ghosts: records for a message (shift added), then what arrives, then
   // images made in place; each pick sees the ghosts made before it.
   std::vector<int> hp, dp;
-  GhostRecords hr, dr;
+  AtomStore hr, dr;
   h.pick_ghosts(1, -1, 2.2, h.nall(), 10.0, hp, hr);
   d.pick_ghosts(1, -1, 2.2, d.nall(), 10.0, dp, dr);
   REQUIRE(hp.size() > 100);
   CHECK(hp == dp);
-  CHECK(hr.id == dr.id);
-  CHECK(hr.type == dr.type);
-  CHECK(hr.pos == dr.pos);
-  const AtomStore come = scattered(300, 13);
-  GhostRecords in;
-  in.resize(come.nlocal);
-  for (std::size_t k = 0; k < come.nlocal; ++k) {
-    in.id[k] = come.id[k], in.type[k] = come.type[k];
-    in.pos[3 * k] = come.x[k], in.pos[3 * k + 1] = come.y[k], in.pos[3 * k + 2] = come.z[k];
+  REQUIRE(hr.nlocal == hp.size());
+  REQUIRE(dr.nlocal == hp.size());
+  // Every ghost-stored field, the position shifted along y only.
+  zip_fields(hr, dr, kFieldGhost, [&](const auto& a, const auto& b, const FieldInfo& f) {
+    INFO(f.member);
+    CHECK(a == b);
+  });
+  for (std::size_t k = 0; k < hr.nlocal; ++k) {
+    const std::size_t i = static_cast<std::size_t>(hp[k]);
+    REQUIRE(hr.id[k] == host.id[i]);
+    REQUIRE(hr.x[k] == host.x[i]);
+    REQUIRE(hr.y[k] == host.y[i] + 10.0);
+    REQUIRE(hr.z[k] == host.z[i]);
   }
+  // Arrivals: the ghost-stored fields of other atoms as records.
+  const AtomStore come = scattered(300, 13);
+  AtomStore in;
+  resize_records(in, kFieldGhost, come.nlocal);
+  zip_fields(in, come, kFieldGhost, [&](auto& r, const auto& c, FieldInfo) {
+    std::copy(c.begin(), c.begin() + static_cast<long>(come.nlocal), r.begin());
+  });
   h.add_ghosts(in);
   d.add_ghosts(in);
   h.image_ghosts(2, 1, 7.5, h.nall(), -10.0, hp);

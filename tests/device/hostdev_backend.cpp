@@ -126,10 +126,10 @@ class FaultyMigration final : public HaloAtoms {
   std::size_t nlocal() const override { return real_.nlocal(); }
   std::size_t nall() const override { return real_.nall(); }
   void pick_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked,
-                   GhostRecords& out) override {
+                   AtomStore& out) override {
     real_.pick_ghosts(d, dir, bound, n, shift, picked, out);
   }
-  void add_ghosts(const GhostRecords& in) override { real_.add_ghosts(in); }
+  void add_ghosts(const AtomStore& in) override { real_.add_ghosts(in); }
   void image_ghosts(int d, int dir, double bound, std::size_t n, double shift, std::vector<int>& picked) override {
     real_.image_ghosts(d, dir, bound, n, shift, picked);
   }
