@@ -34,7 +34,19 @@ class DeviceAtomOps final : public AtomOps {
     TESSERA_DEVICE_CALL("velocity scaling",
                         for_each_index(s_, a_.nlocal, ScaleVelocity{s, raw(a_.vx), raw(a_.vy), raw(a_.vz)}));
   }
+  void scale_velocities_twice(const double f[3]) override {
+    TESSERA_DEVICE_CALL("barostat velocity scaling",
+                        for_each_index(s_, a_.nlocal,
+                                       ScaleVelocityTwice{{f[0], f[1], f[2]}, raw(a_.vx), raw(a_.vy), raw(a_.vz)}));
+  }
+  void remap(const Box& from, const Box& to) override {
+    TESSERA_DEVICE_CALL("box remap",
+                        for_each_index(s_, a_.nlocal, RemapPosition{from, to, raw(a_.x), raw(a_.y), raw(a_.z)}));
+  }
   double sum_mv2() const override { return TESSERA_DEVICE_CALL("kinetic energy sum", sums_.mv2(s_, a_)); }
+  void sum_mv2_axes(double out[3]) const override {
+    TESSERA_DEVICE_CALL("kinetic energy sum", sums_.mv2_axes(s_, a_, out));
+  }
 
  private:
   DeviceAtoms& a_;

@@ -104,6 +104,9 @@ class OrderedSums {
     sum<1>(s, a.nlocal, mv2_terms(a), &out);
     return out;
   }
+  void mv2_axes(const DeviceStream& s, const DeviceAtoms& a, double out[3]) {
+    sum<3>(s, a.nlocal, ordered_sum::MassVelocityAxes{mv2_terms(a)}, out);
+  }
   DeviceSums thermo(const DeviceStream& s, const DeviceAtoms& a) {
     double out[3];
     sum<3>(s, a.nlocal, ordered_sum::ThermoTerms{mv2_terms(a), raw(a.pe), raw(a.virial)}, out);

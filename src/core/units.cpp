@@ -18,6 +18,7 @@ Units lj() {
   u.mvv2e = 1.0;
   u.ftm2v = 1.0;
   u.nktv2p = 1.0;
+  u.mv2d = 1.0;
   u.dt_default = 0.005;
   u.skin_default = 0.3;
   u.normalize_thermo = true;

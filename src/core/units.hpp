@@ -19,6 +19,7 @@ struct Units {
   double mvv2e;         // mass * velocity^2 to energy
   double ftm2v;         // force / mass * time to velocity
   double nktv2p;        // energy / volume to pressure
+  double mv2d;          // mass / volume to density
   double dt_default;    // integrator.dt when the deck gives none
   double skin_default;  // neighbor.skin when the deck gives none
   // Thermo energies per atom (LAMMPS's thermo_modify norm, whose default is

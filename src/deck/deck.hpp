@@ -68,21 +68,46 @@ struct NeighborSpec {
   DeckLocation skin_at;
 };
 
-enum class IntegratorStyle { kNve, kLangevin, kNoseHoover };
+enum class IntegratorStyle { kNve, kLangevin, kNoseHoover, kNpt, kNph };
+
+// How the barostat couples the box's axes: one strain rate for all three
+// (iso, the hydrostatic pressure drives it) or one per axis (aniso, each
+// driven by its diagonal pressure component).
+enum class PressureCoupling { kIso, kAniso };
 
 struct IntegratorSpec {
   IntegratorStyle style = IntegratorStyle::kNve;
   double dt = 0;  // the deck loader puts the units' default here
+  // Target temperature; npt ramps it linearly from `temperature` to
+  // `temperature_stop` over the deck's run (equal when the deck gives one).
   double temperature = 0;
+  double temperature_stop = 0;
   double damping = 0;
   std::uint64_t seed = 0;
   int chain = 3;
+  // npt and nph: target pressure, ramped like the temperature, the
+  // barostat's damping time and the length of its own thermostat chain (0:
+  // none), MTK's correction terms, and LAMMPS's drag factor.
+  double pressure = 0;
+  double pressure_stop = 0;
+  double pressure_damping = 0;
+  int pressure_chain = 3;
+  PressureCoupling coupling = PressureCoupling::kIso;
+  bool mtk = true;
+  double drag = 0;
+  // The steps the ramps run over: the deck's run.steps (filled by the loader).
+  long ramp_steps = 0;
+  bool barostat() const { return style == IntegratorStyle::kNpt || style == IntegratorStyle::kNph; }
+  bool chain_thermostat() const { return style == IntegratorStyle::kNoseHoover || style == IntegratorStyle::kNpt; }
 };
 
 struct ThermoSpec {
   long every = 0;    // 0: only the first and last step
   std::string file;  // CSV, empty: none
   bool screen = true;
+  // The table's columns (thermo/thermo.hpp's names), in order; the loader
+  // fills the default when the deck gives none.
+  std::vector<std::string> columns;
 };
 
 // Checkpoints every `every` steps and/or every `every_seconds` of wall time

@@ -18,6 +18,7 @@
 #include "io/topology_writer.hpp"
 #include "potentials/pair_style.hpp"
 #include "system/memory_check.hpp"
+#include "thermo/thermo.hpp"
 
 namespace tessera {
 
@@ -26,6 +27,8 @@ const char* to_string(IntegratorStyle s) {
     case IntegratorStyle::kNve: return "nve";
     case IntegratorStyle::kLangevin: return "langevin";
     case IntegratorStyle::kNoseHoover: return "nose-hoover";
+    case IntegratorStyle::kNpt: return "npt";
+    case IntegratorStyle::kNph: return "nph";
   }
   return "?";
 }
@@ -36,6 +39,30 @@ double positive(const YamlSection& s, const std::string& key) {
   const double v = s.number(key);
   if (!(v > 0)) s.fail(key, fmt::format("must be positive, got {}", v));
   return v;
+}
+
+// `key` as one value or [start, stop], each positive and finite (a
+// temperature or pressure that npt/nph ramps over the run).
+void ramp(const YamlSection& s, const std::string& key, double& start, double& stop) {
+  const YAML::Node n = s.node(key);
+  const DeckLocation at = s.where(key);
+  if (n.IsSequence()) {
+    if (n.size() != 2) throw_at(at, "expected one value or [start, stop]");
+    start = to_number(n[0], at);
+    stop = to_number(n[1], at);
+  } else {
+    start = stop = s.number(key);
+  }
+  for (double v : {start, stop})
+    if (!(v > 0) || !std::isfinite(v)) throw_at(at, fmt::format("must be positive and finite, got {}", v));
+}
+
+// A damping time of a few steps or less makes the chain or barostat ring
+// at the step's own frequency: refused, as a deck error.
+void damping_steps(const YamlSection& s, const std::string& key, double damping, double dt) {
+  if (dt > 0 && damping < 5 * dt)
+    s.fail(key, fmt::format("{} is shorter than 5 time steps ({} x 5 = {}); the integration would not resolve it",
+                            damping, dt, 5 * dt));
 }
 
 long long positive_int(const YamlSection& s, const std::string& key, long long max) {
@@ -305,17 +332,47 @@ IntegratorSpec read_integrator(const YamlSection& s, const Units& units) {
   } else if (style == "nose-hoover") {
     in.style = IntegratorStyle::kNoseHoover;
     s.only({"style", "dt", "temperature", "damping", "chain"});
+  } else if (style == "npt") {
+    in.style = IntegratorStyle::kNpt;
+    s.only({"style", "dt", "temperature", "damping", "chain", "pressure", "pressure_damping", "pressure_chain",
+            "coupling", "mtk", "drag"});
+  } else if (style == "nph") {
+    in.style = IntegratorStyle::kNph;
+    s.only({"style", "dt", "pressure", "pressure_damping", "pressure_chain", "coupling", "mtk", "drag"});
   } else {
-    s.fail("style", fmt::format("unknown integrator '{}' (known: nve, langevin, nose-hoover)", style));
+    s.fail("style", fmt::format("unknown integrator '{}' (known: nve, langevin, nose-hoover, npt, nph)", style));
   }
   if (s.has("dt")) in.dt = positive(s, "dt");
-  if (in.style != IntegratorStyle::kNve) {
-    in.temperature = positive(s, "temperature");
+  if (in.style != IntegratorStyle::kNve && in.style != IntegratorStyle::kNph) {
+    if (in.style == IntegratorStyle::kNpt)
+      ramp(s, "temperature", in.temperature, in.temperature_stop);
+    else
+      in.temperature = in.temperature_stop = positive(s, "temperature");
     in.damping = positive(s, "damping");
+    if (in.barostat()) damping_steps(s, "damping", in.damping, in.dt);
   }
   if (in.style == IntegratorStyle::kLangevin) in.seed = s.seed("seed");
-  if (in.style == IntegratorStyle::kNoseHoover)
-    in.chain = static_cast<int>(s.has("chain") ? positive_int(s, "chain", 10) : 3);
+  if (in.chain_thermostat()) in.chain = static_cast<int>(s.has("chain") ? positive_int(s, "chain", 10) : 3);
+  if (in.barostat()) {
+    ramp(s, "pressure", in.pressure, in.pressure_stop);
+    in.pressure_damping = positive(s, "pressure_damping");
+    damping_steps(s, "pressure_damping", in.pressure_damping, in.dt);
+    if (s.has("pressure_chain")) {
+      const long long n = s.integer("pressure_chain");
+      if (n < 0 || n > 10) s.fail("pressure_chain", fmt::format("must be 0 (none) .. 10, got {}", n));
+      in.pressure_chain = static_cast<int>(n);
+    }
+    const std::string c = s.string("coupling", "iso");
+    if (c == "iso")
+      in.coupling = PressureCoupling::kIso;
+    else if (c == "aniso")
+      in.coupling = PressureCoupling::kAniso;
+    else
+      s.fail("coupling", fmt::format("unknown coupling '{}' (known: iso, aniso)", c));
+    in.mtk = s.boolean("mtk", true);
+    in.drag = s.number("drag", 0.0);
+    if (!(in.drag >= 0) || !std::isfinite(in.drag)) s.fail("drag", fmt::format("must be >= 0, got {}", in.drag));
+  }
   return in;
 }
 
@@ -326,6 +383,22 @@ ThermoSpec read_thermo(const YamlSection& s) {
   if (t.every < 0) s.fail("every", fmt::format("must be 0 (first and last step only) or positive, got {}", t.every));
   t.file = s.string("file", "");
   t.screen = s.boolean("screen", true);
+  if (s.has("columns")) {
+    const YAML::Node n = s.node("columns");
+    const DeckLocation at = s.where("columns");
+    if (!n.IsSequence() || n.size() == 0) throw_at(at, "expected a list of column names, e.g. [step, temp, press, vol]");
+    const auto& known = thermo_column_names();
+    for (std::size_t k = 0; k < n.size(); ++k) {
+      const DeckLocation ak = location_of(n[k], s.file(), fmt::format("{}[{}]", at.key, k));
+      if (!n[k].IsScalar()) throw_at(ak, "expected a column name");
+      const std::string name = n[k].as<std::string>();
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        throw_at(ak, fmt::format("unknown thermo column '{}' (known: {})", name, fmt::join(known, ", ")));
+      if (std::find(t.columns.begin(), t.columns.end(), name) != t.columns.end())
+        throw_at(ak, fmt::format("column '{}' is listed twice", name));
+      t.columns.push_back(name);
+    }
+  }
   return t;
 }
 
@@ -542,6 +615,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   const YamlSection run = top.section("run");
   run.only();
   d.steps = run.integer("steps");
+  d.integrator.ramp_steps = d.steps;
   if (d.steps < 0) run.fail("steps", fmt::format("must not be negative, got {}", d.steps));
   if (run.has("max_walltime")) d.max_walltime = read_duration(run, "max_walltime");
   d.stop_margin = run.number("stop_margin", 60.0);
@@ -596,6 +670,17 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     top.fail("restart", fmt::format("must be 'auto' (the newest good checkpoint in output.checkpoint.path, or a "
                                     "fresh start), got '{}'; name a file with --restart FILE instead",
                                     d.restart));
+  // A moving box shows its volume by default.
+  if (d.thermo.columns.empty()) {
+    d.thermo.columns = default_thermo_columns();
+    if (d.integrator.barostat()) d.thermo.columns.push_back("vol");
+  }
+  // Not yet: the barostat's state in checkpoints (issue 28). Refused rather
+  // than continued without it.
+  if (d.integrator.barostat() && d.checkpoint.enabled())
+    top.section("integrator").fail("style", fmt::format("checkpoints of {} runs are not supported yet (the barostat's "
+                                                        "state is not stored); remove output.checkpoint",
+                                                        to_string(d.integrator.style)));
   if (d.restart == "auto" && !d.checkpoint.enabled())
     top.fail("restart", "'auto' needs output.checkpoint.path, the folder to look in");
   return d;

@@ -27,7 +27,14 @@ class CpuAtomOps final : public AtomOps {
   void scale_velocities(double s) override {
     cpu_for(a_.nlocal, ScaleVelocity{s, a_.vx.data(), a_.vy.data(), a_.vz.data()});
   }
+  void scale_velocities_twice(const double f[3]) override {
+    cpu_for(a_.nlocal, ScaleVelocityTwice{{f[0], f[1], f[2]}, a_.vx.data(), a_.vy.data(), a_.vz.data()});
+  }
+  void remap(const Box& from, const Box& to) override {
+    cpu_for(a_.nlocal, RemapPosition{from, to, a_.x.data(), a_.y.data(), a_.z.data()});
+  }
   double sum_mv2() const override { return tessera::sum_mv2(a_); }
+  void sum_mv2_axes(double out[3]) const override { tessera::sum_mv2_axes(a_, out); }
 
  private:
   AtomStore& a_;

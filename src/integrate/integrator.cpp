@@ -1,6 +1,7 @@
 #include "integrate/integrator.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -29,6 +30,21 @@ Integrator::Integrator(const IntegratorSpec& spec, const Units& units, long long
     xi_.assign(spec_.chain, 0.0);
     vxi_.assign(spec_.chain, 0.0);
   }
+  if (spec_.barostat()) mtk_ = std::make_unique<NoseHooverMtk>(spec_, units, natoms, comm);
+}
+
+void Integrator::setup(AtomOps& a, const CellControl& cell, long step) {
+  if (mtk_) mtk_->setup(a, cell, step);
+}
+
+void Integrator::initial(AtomOps& a, CellControl& cell, long step) {
+  if (mtk_) return mtk_->initial(a, cell, step);
+  initial(a);
+}
+
+void Integrator::final(AtomOps& a, CellControl& cell) {
+  if (mtk_) return mtk_->final(a, cell);
+  final(a);
 }
 
 void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi) {
@@ -40,6 +56,7 @@ void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<
 }
 
 void Integrator::initial(AtomOps& a) {
+  if (mtk_) throw std::logic_error("Integrator: npt and nph move the box: call initial(atoms, cell, step)");
   if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
   a.half_kick(dtf_);
   a.drift(spec_.dt);
@@ -51,6 +68,7 @@ void Integrator::post_force(AtomOps& a, long step) {
 }
 
 void Integrator::final(AtomOps& a) {
+  if (mtk_) throw std::logic_error("Integrator: npt and nph move the box: call final(atoms, cell)");
   a.half_kick(dtf_);
   if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
 }
@@ -100,6 +118,7 @@ void Integrator::chain_half_step(AtomOps& a) {
 }
 
 double Integrator::thermostat_energy() const {
+  if (mtk_) return mtk_->energy();
   if (spec_.style != IntegratorStyle::kNoseHoover) return 0.0;
   const double kt = kt_;
   double e = dof_ * kt * xi_[0];

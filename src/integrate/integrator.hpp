@@ -1,4 +1,5 @@
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "atoms/atom_store.hpp"
@@ -6,6 +7,7 @@
 #include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "integrate/atom_ops.hpp"
+#include "integrate/nose_hoover_mtk.hpp"
 
 namespace tessera {
 
@@ -15,13 +17,21 @@ namespace tessera {
 //   nose-hoover  plus a Nose-Hoover chain (Martyna, Klein & Tuckerman, J. Chem.
 //                Phys. 97, 2635 (1992)) applied as half steps around the
 //                Verlet step (Trotter splitting, Tuckerman et al. 2006).
+//   npt, nph     constant pressure (nose_hoover_mtk.hpp), which also moves
+//                the box: these take the CellControl overloads.
 class Integrator {
  public:
   // `comm` sums the kinetic energy the chain needs over all ranks. The
   // factors taken from `units` are kept, not the table.
   Integrator(const IntegratorSpec& spec, const Units& units, long long natoms, const Communicator* comm = nullptr);
 
-  // The step on any backend's atoms (atom_ops.hpp).
+  // Before a run's first step (the barostat's masses and first pressure);
+  // then each step on any backend's atoms, the box in `cell`.
+  void setup(AtomOps& atoms, const CellControl& cell, long step);
+  void initial(AtomOps& atoms, CellControl& cell, long step);
+  void final(AtomOps& atoms, CellControl& cell);
+  // The step on any backend's atoms (atom_ops.hpp), for the styles that
+  // leave the box alone.
   void initial(AtomOps& atoms);                // (chain half step), half kick, drift
   void post_force(AtomOps& atoms, long step);  // Langevin forces for this step
   void final(AtomOps& atoms);                  // half kick, (chain half step)
@@ -30,8 +40,8 @@ class Integrator {
   void post_force(AtomStore& atoms, long step);
   void final(AtomStore& atoms);
 
-  // Energy stored in the thermostat, so that etotal + this is conserved
-  // for Nose-Hoover. Zero for nve and langevin.
+  // Energy stored in the thermostat (and barostat), so that etotal + this
+  // is conserved for nose-hoover, npt and nph. Zero for nve and langevin.
   double thermostat_energy() const;
   const IntegratorSpec& spec() const { return spec_; }
 
@@ -41,6 +51,9 @@ class Integrator {
   // Continues a chain from a checkpoint; throws InputError if the chain
   // length differs from the deck's.
   void restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi);
+  // The barostat, for npt and nph; null otherwise.
+  const NoseHooverMtk* barostat() const { return mtk_.get(); }
+  NoseHooverMtk* barostat() { return mtk_.get(); }
 
  private:
   void chain_half_step(AtomOps& atoms);
@@ -53,6 +66,7 @@ class Integrator {
   double inv_damp_ = 0, noise_scale_ = 0;  // LangevinForce's
   const Communicator* comm_ = nullptr;
   std::vector<double> q_, xi_, vxi_;  // chain masses, positions, velocities
+  std::unique_ptr<NoseHooverMtk> mtk_;
 };
 
 }  // namespace tessera

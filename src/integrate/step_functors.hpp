@@ -3,6 +3,7 @@
 // Unit conversions come in as plain doubles (core/units.hpp's factors folded
 // in by Integrator), never as the Units table, which the device cannot hold.
 #include "core/host_device.hpp"
+#include "domain/box.hpp"
 #include "core/types.hpp"
 #include "random/philox.hpp"
 
@@ -84,6 +85,40 @@ struct ScaleVelocity {
     vx[i] *= s;
     vy[i] *= s;
     vz[i] *= s;
+  }
+};
+
+// v_d *= f_d, twice, per axis: the barostat's velocity scaling, in LAMMPS's
+// fix nh order (two products, not one by f_d^2, so the rounding is its).
+struct ScaleVelocityTwice {
+  double f[3];
+  double* vx;
+  double* vy;
+  double* vz;
+  TESSERA_HD void operator()(int i) const {
+    vx[i] *= f[0];
+    vy[i] *= f[1];
+    vz[i] *= f[2];
+    vx[i] *= f[0];
+    vy[i] *= f[1];
+    vz[i] *= f[2];
+  }
+};
+
+// An atom keeps its fractional place when the box changes from `from` to
+// `to`: x -> (x - lo) / L -> lo' + L' s, computed as LAMMPS's x2lamda and
+// lamda2x do (a product by 1/L, then L' s + lo').
+struct RemapPosition {
+  Box from, to;
+  double* x;
+  double* y;
+  double* z;
+  TESSERA_HD void operator()(int i) const {
+    double* const p[3] = {x, y, z};
+    for (int d = 0; d < 3; ++d) {
+      const double s = (1.0 / from.length(d)) * (p[d][i] - from.lo[d]);
+      p[d][i] = to.length(d) * s + to.lo[d];
+    }
   }
 };
 

@@ -26,12 +26,17 @@ void verlet_step(Loop& loop) {
 // steps once `delay` steps have passed since the last one; with `check`,
 // rebuild only if some atom moved more than half the skin, which
 // `max_displacement_sq()` (over all ranks) tells. It is called only then,
-// since it is a reduction over every atom.
+// since it is a reduction over every atom. A box that changed since the
+// build (a barostat) brings periodic images closer by up to `box_drift`
+// (how far its corners moved), which the skin must also cover, as in
+// LAMMPS's neighbor check.
 template <class MaxDisplacementSq>
-bool rebuild_due(const NeighborSpec& n, long steps_since_build, MaxDisplacementSq&& max_displacement_sq) {
+bool rebuild_due(const NeighborSpec& n, long steps_since_build, double box_drift,
+                 MaxDisplacementSq&& max_displacement_sq) {
   if (steps_since_build < n.delay || steps_since_build % n.every != 0) return false;
   if (!n.check) return true;
-  const double half = 0.5 * n.skin;
+  const double half = 0.5 * (n.skin - box_drift);
+  if (half <= 0) return true;
   return max_displacement_sq() > half * half;
 }
 

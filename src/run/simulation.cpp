@@ -15,6 +15,7 @@
 #include "deck/pair_table.hpp"
 #include "deck/yaml_section.hpp"
 #include "domain/load_balance.hpp"
+#include "integrate/cpu_atom_ops.hpp"
 #include "integrate/motion_guard.hpp"
 #include "integrate/step_sequence.hpp"
 #include "run/device_backend.hpp"
@@ -55,6 +56,8 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   sub_ = SubDomain::whole(box_);
   atoms_ = std::move(sys.atoms);
   natoms_ = sys.natoms_total;
+  // Every rank holds the whole system here: the same sum everywhere.
+  for (std::size_t i = 0; i < atoms_.nlocal; ++i) total_mass_ += atoms_.mass_of_type[atoms_.type[i]];
   const auto table = resolve_pair_table(deck_.potential, atoms_.ntypes);
   auto pair = find_pair_style(deck_.potential.style)->make(atoms_.ntypes, table, deck_.potential.shift);
   pair_ = pair.get();
@@ -169,6 +172,7 @@ void Simulation::rebuild() {
   build_list();
   backend_->finish_rebuild();
   last_build_ = step_;
+  box_at_build_ = box_;
   box_changed_ = false;
 }
 
@@ -250,7 +254,36 @@ void Simulation::compute_forces() {
   backend_->compute_forces();
 }
 
+// The barostat's view of this simulation (integrate/nose_hoover_mtk.hpp).
+class Simulation::Cell final : public CellControl {
+ public:
+  explicit Cell(Simulation& s) : s_(s) {}
+  const Box& box() const override { return s_.box_; }
+  void move_box(const Box& to) override { s_.move_box(to); }
+  double virial_trace() const override {
+    const ThermoSums t = s_.device_ ? s_.device_->sums() : sum_thermo(s_.atoms_);
+    double w = t.virial;
+    s_.comm_.sum_in_rank_order(&w, 1);
+    return w;
+  }
+  std::array<double, 3> virial_diagonal() const override {
+    if (!s_.virial_tensor_) throw std::logic_error("aniso barostat without the virial tensor");
+    const TensorSums t = s_.backend_->tensor_sums();
+    double w[3] = {t.virial[0], t.virial[1], t.virial[2]};
+    s_.comm_.sum_in_rank_order(w, 3);
+    return {w[0], w[1], w[2]};
+  }
+
+ private:
+  Simulation& s_;
+};
+
 void Simulation::build_and_compute_forces(const CheckpointState* as_checkpointed) {
+  // An aniso barostat is driven by the diagonal of the virial tensor, and
+  // thermo may show the pressure tensor.
+  bool tensor = deck_.integrator.barostat() && deck_.integrator.coupling == PressureCoupling::kAniso;
+  for (const std::string& c : deck_.thermo.columns) tensor = tensor || thermo_column_needs_tensor(c);
+  if (tensor) set_virial_tensor(true);
   backend_->upload();  // on a device, the one host -> device copy of a fresh run or a restart
   if (as_checkpointed)
     rebuild_as_checkpointed(*as_checkpointed);
@@ -264,15 +297,25 @@ void Simulation::setup() {
   timers_.start(Phase::kOther);
   build_and_compute_forces(nullptr);
   timers_.next(Phase::kIntegrate);
-  if (device_)
+  Cell cell(*this);
+  if (device_) {
     integrator_.post_force(device_->ops(), step_);
-  else
+    integrator_.setup(device_->ops(), cell, step_);
+  } else {
     integrator_.post_force(atoms_, step_);
+    CpuAtomOps ops(atoms_);
+    integrator_.setup(ops, cell, step_);
+  }
   timers_.stop();
   ready_ = true;
 }
 
 void Simulation::set_box(const Box& box) {
+  move_box(box);
+  box_changed_ = true;
+}
+
+void Simulation::move_box(const Box& box) {
   box_ = box;
   sub_ = comm_.parallel() ? tessera::sub_domain(box_, grid_, cell_) : SubDomain::whole(box_);
   std::string thin;
@@ -286,12 +329,22 @@ void Simulation::set_box(const Box& box) {
   if (comm_.max(thin.empty() ? 0 : 1) > 0) throw SimulationError(thin);
   halo_.set_box(box_);
   if (device_) device_->set_box(sub_);
-  box_changed_ = true;
+}
+
+// How far the box's corners moved since the list was built (LAMMPS's
+// box check): a pair's image can close in by that much with no atom moving.
+static double box_drift(const Box& now, const Box& built) {
+  double lo = 0, hi = 0;
+  for (int d = 0; d < 3; ++d) {
+    lo += (now.lo[d] - built.lo[d]) * (now.lo[d] - built.lo[d]);
+    hi += (now.hi[d] - built.hi[d]) * (now.hi[d] - built.hi[d]);
+  }
+  return std::sqrt(lo) + std::sqrt(hi);
 }
 
 bool Simulation::rebuild_due() {
   if (box_changed_) return true;
-  return tessera::rebuild_due(deck_.neighbor, step_ - last_build_,
+  return tessera::rebuild_due(deck_.neighbor, step_ - last_build_, box_drift(box_, box_at_build_),
                               [&] {
                                 return comm_.max(device_ ? device_->max_displacement_sq()
                                                          : max_displacement_sq(atoms_, nlist_));
@@ -325,13 +378,15 @@ void Simulation::check_motion() const {
 // The pieces of verlet_step on this rank's atoms, each in its timer phase.
 struct Simulation::Stepping {
   Simulation& s;
+  Cell cell{s};
   void initial() {
     s.timers_.next(Phase::kIntegrate);
     if (s.device_) {
-      s.integrator_.initial(s.device_->ops());
+      s.integrator_.initial(s.device_->ops(), cell, s.step_);
       s.device_changed(false);
     } else {
-      s.integrator_.initial(s.atoms_);
+      CpuAtomOps ops(s.atoms_);
+      s.integrator_.initial(ops, cell, s.step_);
     }
   }
   void check_motion() {
@@ -370,8 +425,11 @@ struct Simulation::Stepping {
       s.integrator_.post_force(s.atoms_, s.step_);
   }
   void final() {
-    if (!s.device_) return s.integrator_.final(s.atoms_);
-    s.integrator_.final(s.device_->ops());
+    if (!s.device_) {
+      CpuAtomOps ops(s.atoms_);
+      return s.integrator_.final(ops, cell);
+    }
+    s.integrator_.final(s.device_->ops(), cell);
     s.device_changed(false);
   }
 };
@@ -412,7 +470,17 @@ ThermoValues Simulation::thermo() const {
   double v[3] = {s.mv2, s.pe, s.virial};
   comm_.sum_in_rank_order(v, 3);
   s = ThermoSums{v[0], v[1], v[2]};
-  return thermo_values(step_, s, natoms_, box_.volume(), integrator_.thermostat_energy(), units_);
+  ThermoValues t = thermo_values(step_, s, natoms_, box_.volume(), integrator_.thermostat_energy(), units_);
+  t.lx = box_.length(0);
+  t.ly = box_.length(1);
+  t.lz = box_.length(2);
+  t.density = total_mass_ * units_.mv2d / box_.volume();
+  if (virial_tensor_ && tensor_step_ == step_) {
+    const PressureTensor p = pressure_tensor();
+    t.has_tensor = true;
+    t.pxx = p.xx, t.pyy = p.yy, t.pzz = p.zz, t.pxy = p.xy, t.pxz = p.xz, t.pyz = p.yz;
+  }
+  return t;
 }
 
 void Simulation::set_virial_tensor(bool on) {

@@ -195,6 +195,10 @@ class Simulation {
   // rank's (id, type) sorted by id.
   std::string misfit(const CheckpointState& s, const std::vector<std::pair<std::int64_t, std::int64_t>>& deck_atoms);
   struct Stepping;  // verlet_step's view of this simulation
+  class Cell;       // the barostat's view (CellControl)
+  // set_box's copies of the box, with no rebuild scheduled (the barostat's
+  // small steps: rebuild_due counts how far the box moved).
+  void move_box(const Box& box);
   bool rebuild_due();
   void check_motion() const;
   void verify_atoms() const;
@@ -234,6 +238,8 @@ class Simulation {
   long step_ = 0;
   long last_build_ = 0;
   bool box_changed_ = false;  // set_box since the last build: rebuild next
+  Box box_at_build_;          // the box the list was built in
+  double total_mass_ = 0;     // of every atom (thermo's density)
   bool virial_tensor_ = false;
   long tensor_step_ = -1;  // the step whose forces wrote the virial tensor
   long steps_run_ = 0;

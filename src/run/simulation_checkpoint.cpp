@@ -329,6 +329,7 @@ void Simulation::rebuild_as_checkpointed(const CheckpointState& s) {
   timers_.next(Phase::kNeighbor);
   build_list();
   last_build_ = s.last_build_step;
+  box_at_build_ = box_;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = static_cast<std::size_t>(s.storage_index[k]);
     a.x[i] = s.position[3 * k];

@@ -56,6 +56,17 @@ struct MassVelocitySq {
   }
 };
 
+// m v^2 per axis (the barostat's anisotropic kinetic pressure).
+struct MassVelocityAxes {
+  MassVelocitySq v;
+  TESSERA_HD void operator()(long i, double* acc) const {
+    const double m = v.mass_of_type[v.type[i]];
+    acc[0] += m * (v.vx[i] * v.vx[i]);
+    acc[1] += m * (v.vy[i] * v.vy[i]);
+    acc[2] += m * (v.vz[i] * v.vz[i]);
+  }
+};
+
 // m v^2, energy, virial trace: ThermoSums's three.
 struct ThermoTerms {
   MassVelocitySq mv2;

@@ -4,6 +4,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -62,6 +64,10 @@ double sum_mv2(const AtomStore& a) {
   return out;
 }
 
+void sum_mv2_axes(const AtomStore& a, double out[3]) {
+  block_sums<3>(static_cast<long>(a.nlocal), ordered_sum::MassVelocityAxes{mv2_terms(a)}, out);
+}
+
 double kinetic_temperature(double mv2, double dof, const Units& u) {
   return dof > 0 ? mv2 * u.mvv2e / (dof * u.boltz) : 0.0;
 }
@@ -80,17 +86,80 @@ ThermoValues thermo_values(long step, const ThermoSums& s, long long natoms, dou
   v.pe = s.pe / norm;
   v.etotal = v.pe + v.ke;
   v.press = (dof * u.boltz * v.temp + s.virial) / (3.0 * volume) * u.nktv2p;
-  v.econserve = v.etotal + thermostat_energy / norm;
+  v.ecouple = thermostat_energy / norm;
+  v.econserve = v.etotal + v.ecouple;
+  v.vol = volume;
+  // LAMMPS's compute enthalpy: E + P V, V per atom where energies are.
+  v.enthalpy = v.etotal + v.press * (volume / norm) / u.nktv2p;
   return v;
 }
 
 namespace {
-constexpr const char* kThermoHeader = "step,temp,pe,ke,etotal,press";
 constexpr const char* kThermoKey = "output.thermo.file";
+
+// One column: its name (CSV header, deck), its screen heading (LAMMPS's),
+// and its value.
+struct Column {
+  const char* name;
+  const char* heading;
+  double (*value)(const ThermoValues&);
+  bool tensor;
+};
+
+const Column kColumns[] = {
+    {"step", "Step", [](const ThermoValues& v) { return static_cast<double>(v.step); }, false},
+    {"temp", "Temp", [](const ThermoValues& v) { return v.temp; }, false},
+    {"pe", "PotEng", [](const ThermoValues& v) { return v.pe; }, false},
+    {"ke", "KinEng", [](const ThermoValues& v) { return v.ke; }, false},
+    {"etotal", "TotEng", [](const ThermoValues& v) { return v.etotal; }, false},
+    {"press", "Press", [](const ThermoValues& v) { return v.press; }, false},
+    {"econserve", "EConserve", [](const ThermoValues& v) { return v.econserve; }, false},
+    {"ecouple", "Ecouple", [](const ThermoValues& v) { return v.ecouple; }, false},
+    {"vol", "Volume", [](const ThermoValues& v) { return v.vol; }, false},
+    {"density", "Density", [](const ThermoValues& v) { return v.density; }, false},
+    {"lx", "Lx", [](const ThermoValues& v) { return v.lx; }, false},
+    {"ly", "Ly", [](const ThermoValues& v) { return v.ly; }, false},
+    {"lz", "Lz", [](const ThermoValues& v) { return v.lz; }, false},
+    {"enthalpy", "Enthalpy", [](const ThermoValues& v) { return v.enthalpy; }, false},
+    {"pxx", "Pxx", [](const ThermoValues& v) { return v.pxx; }, true},
+    {"pyy", "Pyy", [](const ThermoValues& v) { return v.pyy; }, true},
+    {"pzz", "Pzz", [](const ThermoValues& v) { return v.pzz; }, true},
+    {"pxy", "Pxy", [](const ThermoValues& v) { return v.pxy; }, true},
+    {"pxz", "Pxz", [](const ThermoValues& v) { return v.pxz; }, true},
+    {"pyz", "Pyz", [](const ThermoValues& v) { return v.pyz; }, true},
+};
+
+const Column& column(const std::string& name) {
+  for (const Column& c : kColumns)
+    if (name == c.name) return c;
+  throw std::invalid_argument("unknown thermo column " + name);
+}
 }  // namespace
 
-ThermoWriter::ThermoWriter(const std::string& path, bool screen, bool show_econserve, long resume_step)
-    : screen_(screen), econserve_(show_econserve) {
+const std::vector<std::string>& thermo_column_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const Column& c : kColumns) n.emplace_back(c.name);
+    return n;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& default_thermo_columns() {
+  static const std::vector<std::string> d = {"step", "temp", "pe", "ke", "etotal", "press"};
+  return d;
+}
+
+bool thermo_column_needs_tensor(const std::string& name) { return column(name).tensor; }
+
+ThermoWriter::ThermoWriter(const std::string& path, bool screen, bool show_econserve, long resume_step,
+                           std::vector<std::string> columns)
+    : screen_(screen), econserve_(show_econserve), columns_(std::move(columns)) {
+  for (std::size_t k = 0; k < columns_.size(); ++k) {
+    column(columns_[k]);  // known, or std::invalid_argument
+    header_ += (k ? "," : "") + columns_[k];
+    if (columns_[k] == "econserve") econserve_ = false;  // shown once
+  }
   if (path.empty()) return;
   std::uint64_t keep = 0;
   if (resume_step >= 0) {
@@ -98,9 +167,9 @@ ThermoWriter::ThermoWriter(const std::string& path, bool screen, bool show_econs
     std::string line;
     if (in.next(line)) {
       // A file that is not ours is refused rather than overwritten.
-      if (line != kThermoHeader)
+      if (line != header_)
         throw InputError(
-            fmt::format("{}:1: {}: cannot append: the header is not '{}'", path, kThermoKey, kThermoHeader));
+            fmt::format("{}:1: {}: cannot append: the header is not '{}'", path, kThermoKey, header_));
       keep = bytes_through_step(in, resume_step, [&](LineScanner& s) -> std::optional<long> {
         if (!s.next(line)) return std::nullopt;
         return std::strtol(line.c_str(), nullptr, 10);
@@ -108,7 +177,7 @@ ThermoWriter::ThermoWriter(const std::string& path, bool screen, bool show_econs
     }
   }
   csv_ = resume_step >= 0 ? append_after(path, keep, kThermoKey) : create_text(path, kThermoKey);
-  if (keep == 0 && (std::fprintf(csv_, "%s\n", kThermoHeader) < 0 || std::fflush(csv_) != 0))
+  if (keep == 0 && (std::fprintf(csv_, "%s\n", header_.c_str()) < 0 || std::fflush(csv_) != 0))
     throw IoError(fmt::format("{}: {}: cannot write: {}", path, kThermoKey, std::strerror(errno)));
 }
 
@@ -118,20 +187,31 @@ ThermoWriter::~ThermoWriter() {
 
 void ThermoWriter::write(const ThermoValues& v) {
   if (csv_) {
-    const std::string line =
-        fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n", v.step, v.temp, v.pe, v.ke, v.etotal, v.press);
+    std::string line;
+    for (const std::string& name : columns_) {
+      if (!line.empty()) line += ',';
+      if (name == "step")
+        line += fmt::format("{}", v.step);
+      else
+        line += fmt::format("{:.17g}", column(name).value(v));
+    }
+    line += '\n';
     // Flushed line by line: a run that dies later keeps every line written so far.
     if (std::fputs(line.c_str(), csv_) < 0 || std::fflush(csv_) != 0)
       throw IoError(fmt::format("step {}: cannot write the thermo file: {}", v.step, std::strerror(errno)));
   }
   if (screen_) {
     if (!header_done_) {
-      fmt::print("{:>10} {:>14} {:>14} {:>14} {:>14} {:>14}{}\n", "Step", "Temp", "PotEng", "KinEng", "TotEng", "Press",
-                 econserve_ ? fmt::format(" {:>14}", "EConserve") : "");
+      std::string h;
+      for (const std::string& name : columns_)
+        h += name == "step" ? fmt::format("{:>10}", "Step") : fmt::format(" {:>14}", column(name).heading);
+      fmt::print("{}{}\n", h, econserve_ ? fmt::format(" {:>14}", "EConserve") : "");
       header_done_ = true;
     }
-    fmt::print("{:>10} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g}{}\n", v.step, v.temp, v.pe, v.ke, v.etotal,
-               v.press, econserve_ ? fmt::format(" {:>14.8g}", v.econserve) : "");
+    std::string row;
+    for (const std::string& name : columns_)
+      row += name == "step" ? fmt::format("{:>10}", v.step) : fmt::format(" {:>14.8g}", column(name).value(v));
+    fmt::print("{}{}\n", row, econserve_ ? fmt::format(" {:>14.8g}", v.econserve) : "");
     std::fflush(stdout);
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "atoms/atom_store.hpp"
 #include "core/units.hpp"
@@ -33,6 +34,8 @@ struct PressureTensor {
 };
 PressureTensor pressure_tensor(const TensorSums& sums, double volume, const Units& units);
 double sum_mv2(const AtomStore& atoms);
+// The same per axis: m vx^2, m vy^2, m vz^2 (the device's bits too).
+void sum_mv2_axes(const AtomStore& atoms, double out[3]);
 
 // T = sum m v^2 / (dof k_B), 0 without degrees of freedom.
 double kinetic_temperature(double mv2, double dof, const Units& units);
@@ -44,7 +47,21 @@ struct ThermoValues {
   long step = 0;
   double temp = 0, pe = 0, ke = 0, etotal = 0, press = 0;
   double econserve = 0;  // etotal plus the thermostat's energy, normalised alike
+  double ecouple = 0;    // the thermostat's and barostat's energy, normalised alike
+  double vol = 0, enthalpy = 0;
+  // Filled by Simulation::thermo: the box's sides, the mass density and,
+  // when the step's forces had the virial tensor, the pressure tensor.
+  double lx = 0, ly = 0, lz = 0, density = 0;
+  bool has_tensor = false;
+  double pxx = 0, pyy = 0, pzz = 0, pxy = 0, pxz = 0, pyz = 0;
 };
+
+// The columns a thermo table may show (LAMMPS's thermo_style custom
+// keywords), and the default: step temp pe ke etotal press.
+const std::vector<std::string>& thermo_column_names();
+const std::vector<std::string>& default_thermo_columns();
+// Whether a column needs the pressure tensor (pxx ... pyz).
+bool thermo_column_needs_tensor(const std::string& name);
 ThermoValues thermo_values(long step, const ThermoSums& sums, long long natoms, double volume, double thermostat_energy,
                            const Units& units);
 
@@ -55,7 +72,10 @@ class ThermoWriter {
   // resume_step >= 0: a restarted run appends to an existing CSV, first
   // dropping lines after resume_step (written after the checkpoint by a run
   // that then died), so the file never repeats or skips a step.
-  ThermoWriter(const std::string& csv_path, bool screen, bool show_econserve, long resume_step = -1);
+  // `columns`: names from thermo_column_names(), in order; the screen table
+  // adds econserve when `show_econserve` and the columns lack it.
+  ThermoWriter(const std::string& csv_path, bool screen, bool show_econserve, long resume_step = -1,
+               std::vector<std::string> columns = default_thermo_columns());
   ~ThermoWriter();
   ThermoWriter(const ThermoWriter&) = delete;
   ThermoWriter& operator=(const ThermoWriter&) = delete;
@@ -66,6 +86,8 @@ class ThermoWriter {
   bool screen_;
   bool econserve_;
   bool header_done_ = false;
+  std::vector<std::string> columns_;
+  std::string header_;
 };
 
 }  // namespace tessera

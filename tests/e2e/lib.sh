@@ -11,6 +11,19 @@ run_ranks() {
   local n=$1; shift
   if [ "$n" -eq 1 ]; then "$bin" run "$@" --threads 1; else mpirun -np "$n" --oversubscribe "$bin" run "$@" --threads 1; fi
 }
+# same_thermo A.csv B.csv ROWS: both thermo files have ROWS lines and every
+# column within 1e-10 relative (several ranks or a device against one rank).
+same_thermo() {
+  /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import sys
+import numpy as np
+a, b = (np.genfromtxt(p, delimiter=",", names=True) for p in sys.argv[1:3])
+assert len(a) == len(b) == int(sys.argv[3]), (len(a), len(b))
+worst = max(float(np.max(np.abs(a[c] - b[c]) / np.abs(a[c]))) for c in a.dtype.names if c != "step")
+print(f"  max relative difference {worst:.2e}")
+sys.exit(0 if worst <= 1e-10 else 1)
+PY
+}
 # lj_deck FILE [--OPTION VALUE...] [OUTPUT...]: writes FILE, the one-type LJ
 # melt (fcc, density 0.8442, cutoff 2.5) the scripts share, so they stay one
 # system; each OUTPUT is a line of its output: section. Options (default):

@@ -46,7 +46,8 @@ run_lmp() {  # run_lmp NAME  -> runs NAME.lmp, log in $TMP/NAME.log
 }
 
 # Remove previous outputs so nothing stale survives.
-rm -f ./*_melt.data ./*_forces.dump ./*_run0.csv ./*_tensor_run0.csv ./*_nve_1000.csv ./mix_rdf.txt ./mix_msd.txt
+rm -f ./*_melt.data ./*_forces.dump ./*_run0.csv ./*_tensor_run0.csv ./*_nve_1000.csv ./mix_rdf.txt ./mix_msd.txt \
+    ./lj_npt_iso.csv ./mix_npt_aniso.csv ./lj_nph_iso.csv
 
 echo "melts (1000 steps NVE from T=3.0):"
 for sys in lj morse mix; do
@@ -65,6 +66,13 @@ echo "NVE trajectories (1000 steps, thermo every step):"
 for sys in lj lj_smooth morse; do
     run_lmp "${sys}_nve"
     "$PYTHON" extract_thermo.py "$TMP/${sys}_nve.log" "${sys}_nve_1000.csv"
+done
+
+echo "constant pressure (200 steps of fix npt / fix nph, thermo every step):"
+run_lmp mix_aniso_melt  # the non-cubic two-type melt with per-pair cutoffs
+for name in lj_npt_iso mix_npt_aniso lj_nph_iso; do
+    run_lmp "$name"
+    "$PYTHON" extract_thermo.py "$TMP/$name.log" "$name.csv"
 done
 
 echo "g(r) and MSD (100 NVE steps of the binary melt):"

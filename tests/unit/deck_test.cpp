@@ -109,6 +109,50 @@ TEST_CASE("bad decks name file, line, column and key", "[deck]") {
   }
 }
 
+TEST_CASE("bad npt, nph and thermo columns name the key", "[deck][barostat]") {
+  const std::string npt = test::replace(
+      kGood, "{style: nve, dt: 0.005}",
+      "{style: npt, dt: 0.005, temperature: 1.0, damping: 0.5, pressure: 1.0, pressure_damping: 1.0}");
+  struct Bad {
+    std::string yaml, expect;
+  };
+  const std::vector<Bad> bad = {
+      {test::replace(npt, "pressure: 1.0", "pressure: -1.0"), "bad.yaml:10:"},
+      {test::replace(npt, "pressure: 1.0", "pressure: -1.0"), "integrator.pressure: must be positive and finite, got -1"},
+      {test::replace(npt, "pressure: 1.0", "pressure: 0"), "integrator.pressure: must be positive and finite, got 0"},
+      {test::replace(npt, "pressure: 1.0", "pressure: .nan"), "integrator.pressure: expected a finite number"},
+      {test::replace(npt, "pressure: 1.0", "pressure: [1.0, 2.0, 3.0]"),
+       "integrator.pressure: expected one value or [start, stop]"},
+      {test::replace(npt, "temperature: 1.0, damping", "temperature: [1.0, -2], damping"),
+       "integrator.temperature: must be positive and finite, got -2"},
+      {test::replace(npt, "pressure_damping: 1.0", "pressure_damping: 0.01"),
+       "integrator.pressure_damping: 0.01 is shorter than 5 time steps"},
+      {test::replace(npt, "damping: 0.5", "damping: 0.02"), "integrator.damping: 0.02 is shorter than 5 time steps"},
+      {test::replace(npt, "pressure_damping: 1.0}", "pressure_damping: 1.0, coupling: tri}"),
+       "integrator.coupling: unknown coupling 'tri' (known: iso, aniso)"},
+      {test::replace(npt, ", pressure_damping: 1.0", ""), "missing required key 'integrator.pressure_damping'"},
+      {test::replace(npt, "style: npt", "style: nph"), "integrator.temperature: unknown key"},
+      {test::replace(npt, "pressure_damping: 1.0}", "pressure_damping: 1.0, drag: -1}"),
+       "integrator.drag: must be >= 0, got -1"},
+      {npt + "output: {checkpoint: {every: 5, path: ck}}\n",
+       "integrator.style: checkpoints of npt runs are not supported yet"},
+      {kGood + "output: {thermo: {columns: [step, volume]}}\n",
+       "output.thermo.columns[1]: unknown thermo column 'volume' (known: step, temp"},
+      {kGood + "output: {thermo: {columns: [step, vol, vol]}}\n", "output.thermo.columns[2]: column 'vol' is listed twice"},
+  };
+  for (const auto& b : bad) {
+    INFO(b.yaml);
+    CHECK_THAT(error_of(b.yaml), Catch::Contains(b.expect));
+  }
+  // A good npt deck: ramps read as [start, stop], the volume shown by default.
+  const Deck d = parse_deck(test::replace(npt, "pressure: 1.0", "pressure: [1.0, 2.5]"), "good.yaml");
+  CHECK(d.integrator.pressure == 1.0);
+  CHECK(d.integrator.pressure_stop == 2.5);
+  CHECK(d.integrator.temperature_stop == 1.0);
+  CHECK(d.integrator.ramp_steps == 10);
+  CHECK(d.thermo.columns.back() == "vol");
+}
+
 TEST_CASE("a misspelt key gets the nearest valid one as a suggestion", "[deck]") {
   const std::vector<std::string> top = {"units", "system", "velocity", "potential", "neighbor", "integrator", "run",
                                         "output", "threads", "analysis"};

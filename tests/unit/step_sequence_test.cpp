@@ -17,23 +17,36 @@ TEST_CASE("rebuilds follow LAMMPS's neigh_modify every/delay/check", "[step_sequ
   const auto near = [&] { ++asked; return 0.03; };
 
   n.every = 1, n.delay = 0, n.check = true;
-  CHECK(rebuild_due(n, 1, far));
-  CHECK_FALSE(rebuild_due(n, 1, near));
+  CHECK(rebuild_due(n, 1, 0.0, far));
+  CHECK_FALSE(rebuild_due(n, 1, 0.0, near));
 
   // delay 10, every 5: only at 10, 15, 20, ... steps since the build.
   n.every = 5, n.delay = 10;
   asked = 0;
-  for (long ago : {1L, 5L, 9L, 11L, 14L}) CHECK_FALSE(rebuild_due(n, ago, far));
+  for (long ago : {1L, 5L, 9L, 11L, 14L}) CHECK_FALSE(rebuild_due(n, ago, 0.0, far));
   CHECK(asked == 0);  // the all-atom reduction is not run on the other steps
-  CHECK(rebuild_due(n, 10, far));
-  CHECK(rebuild_due(n, 15, far));
-  CHECK_FALSE(rebuild_due(n, 15, near));
+  CHECK(rebuild_due(n, 10, 0.0, far));
+  CHECK(rebuild_due(n, 15, 0.0, far));
+  CHECK_FALSE(rebuild_due(n, 15, 0.0, near));
 
   // check no: rebuild on schedule whatever the displacement.
   n.check = false;
   asked = 0;
-  CHECK(rebuild_due(n, 10, near));
+  CHECK(rebuild_due(n, 10, 0.0, near));
   CHECK(asked == 0);
+}
+
+TEST_CASE("a box that moved since the build eats into the skin", "[step_sequence]") {
+  NeighborSpec n;
+  n.skin = 0.4, n.every = 1, n.delay = 0, n.check = true;
+  const auto moved = [](double d2) { return [d2] { return d2; }; };
+  // Corners moved 0.1 in all: the atoms may move (0.4 - 0.1) / 2 = 0.15.
+  CHECK_FALSE(rebuild_due(n, 1, 0.1, moved(0.149 * 0.149)));
+  CHECK(rebuild_due(n, 1, 0.1, moved(0.151 * 0.151)));
+  // Without the box's motion the same displacement is safe.
+  CHECK_FALSE(rebuild_due(n, 1, 0.0, moved(0.151 * 0.151)));
+  // A box that moved by the whole skin rebuilds whatever the atoms did.
+  CHECK(rebuild_due(n, 1, 0.4, moved(0.0)));
 }
 
 TEST_CASE("thermo at every N steps and after the last", "[step_sequence]") {

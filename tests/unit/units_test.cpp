@@ -25,7 +25,10 @@ struct RecordingOps final : AtomOps {
   void drift(double d) override { dt = d; }
   void langevin(const LangevinKeys& k) override { keys = k; }
   void scale_velocities(double s) override { scale = s; }
+  void scale_velocities_twice(const double*) override {}
+  void remap(const Box&, const Box&) override {}
   double sum_mv2() const override { return mv2; }
+  void sum_mv2_axes(double out[3]) const override { out[0] = out[1] = out[2] = mv2 / 3; }
 };
 
 IntegratorSpec spec(IntegratorStyle style) {
