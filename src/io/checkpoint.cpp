@@ -11,10 +11,12 @@
 #include <cstring>
 #include <sstream>
 
+#include "atoms/atom_store.hpp"
 #include "core/error.hpp"
+#include "io/checkpoint_contents.hpp"
+#include "io/checkpoint_fields.hpp"
 #include "io/checksum.hpp"
 #include "io/durable_file.hpp"
-#include "io/checkpoint_contents.hpp"
 #include "io/h5.hpp"
 
 namespace tessera {
@@ -96,19 +98,15 @@ Seal read_and_check_seal(const std::string& path) {
 }
 
 // One rank holds every atom: each per-atom array is one plain dataset.
-struct WholeRows final : AtomRows {
-  void write(hid_t g, const std::string& name, const std::vector<double>& v, int cols) override { put(g, name, v, cols); }
-  void write(hid_t g, const std::string& name, const std::vector<std::int32_t>& v, int cols) override {
-    put(g, name, v, cols);
-  }
-  void write(hid_t g, const std::string& name, const std::vector<std::int64_t>& v, int cols) override {
-    put(g, name, v, cols);
-  }
+struct WholeRows final : AtomRowsOf<WholeRows> {
   template <class T>
   static void put(hid_t g, const std::string& name, const std::vector<T>& v, int cols) {
     h5::write_array(g, name, v, static_cast<hsize_t>(cols));
   }
 };
+
+// A width-1 quantity is a rank-1 dataset, as id and type are.
+int columns(const CheckpointQuantity& q) { return q.width == 1 ? 0 : q.width; }
 
 void write_box(hid_t file, const Box& b) {
   h5::Handle g = h5::create_group(file, "box");
@@ -148,6 +146,12 @@ void write_checkpoint_contents(hid_t file, const CheckpointState& s, AtomRows& r
     rows.write(g, "velocity", s.velocity, 3);
     rows.write(g, "image", s.image, 3);
     rows.write(g, "force", s.force, 3);
+    for (const CheckpointQuantity& q : s.quantities) {
+      if (q.integer)
+        rows.write(g, q.name, q.integers, columns(q));
+      else
+        rows.write(g, q.name, q.reals, columns(q));
+    }
   }
   {
     h5::Handle g = h5::create_group(file, "neighbor");
@@ -242,7 +246,37 @@ void check_contents(const std::string& path, const CheckpointState& s) {
   }
 }
 
+// The further quantity `q` from group /atoms. A file without it was written
+// by a build that did not checkpoint it: refused by name, since restoring
+// the rest would leave that field zero.
+void read_quantity(const std::string& path, hid_t atoms, long long n, CheckpointQuantity& q) {
+  if (!h5::exists(atoms, q.name))
+    refuse(path, fmt::format("atoms/{} is missing: this build checkpoints the per-atom quantity '{}' "
+                             "(atoms/atom_fields.hpp), the build that wrote the file did not",
+                             q.name, q.name));
+  {
+    h5::Handle set(h5::check(H5Dopen2(atoms, q.name.c_str(), H5P_DEFAULT), "cannot open dataset " + q.name), H5Dclose);
+    h5::Handle type(h5::check(H5Dget_type(set), "H5Dget_type"), H5Tclose);
+    // HDF5 would convert integers to reals (or back) silently on reading.
+    const bool integer = H5Tget_class(type) == H5T_INTEGER;
+    if (integer != q.integer)
+      refuse(path, fmt::format("atoms/{} holds {}, this build stores the quantity '{}' as {}", q.name,
+                               integer ? "integers" : "reals", q.name, q.integer ? "integers" : "reals"));
+  }
+  if (q.integer)
+    q.integers = h5::read_array<std::int64_t>(atoms, q.name, n, columns(q));
+  else
+    q.reals = h5::read_array<double>(atoms, q.name, n, columns(q));
+}
+
 }  // namespace
+
+bool has_dedicated_array(std::string_view name) {
+  CheckpointState none;
+  return with_dedicated_array(none, name, [](auto&) {});
+}
+
+std::vector<CheckpointQuantity> registered_checkpoint_quantities() { return further_quantities(AtomStore{}); }
 
 std::int64_t first_non_finite_atom(const CheckpointState& s) {
   for (std::size_t k = 0; k < s.id.size(); ++k)
@@ -278,9 +312,10 @@ void write_checkpoint(const std::string& path, const CheckpointState& s) {
   try {
     std::vector<char> image;
     {
-      // ~132 bytes per atom in the datasets (156 with an MSD origin), plus
-      // the deck and HDF5's metadata.
-      const std::size_t expected = 184 * static_cast<std::size_t>(s.id.size()) + s.deck_text.size() + (256 << 10);
+      // ~132 bytes per atom in the datasets (156 with an MSD origin, more
+      // with further quantities), plus the deck and HDF5's metadata.
+      const std::size_t expected =
+          (184 + quantity_bytes_per_atom(s)) * static_cast<std::size_t>(s.id.size()) + s.deck_text.size() + (256 << 10);
       h5::Handle file = h5::create_memory_file(path, kCheckpointUserblock, expected);
       WholeRows rows;
       write_checkpoint_contents(file, s, rows);
@@ -305,6 +340,10 @@ void write_checkpoint(const std::string& path, const CheckpointState& s) {
 void verify_checkpoint_seal(const std::string& path) { read_and_check_seal(path); }
 
 CheckpointState read_checkpoint(const std::string& path) {
+  return read_checkpoint(path, registered_checkpoint_quantities());
+}
+
+CheckpointState read_checkpoint(const std::string& path, const std::vector<CheckpointQuantity>& expected) {
   read_and_check_seal(path);
   CheckpointState s;
   try {
@@ -348,6 +387,11 @@ CheckpointState read_checkpoint(const std::string& path) {
       s.velocity = h5::read_array<double>(g, "velocity", n, 3);
       s.image = h5::read_array<std::int32_t>(g, "image", n, 3);
       s.force = h5::read_array<double>(g, "force", n, 3);
+      for (const CheckpointQuantity& want : expected) {
+        CheckpointQuantity q = want.declaration();
+        read_quantity(path, g, n, q);
+        s.quantities.push_back(std::move(q));
+      }
     }
     {
       h5::Handle g = h5::open_group(file, "neighbor");

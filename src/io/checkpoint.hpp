@@ -16,6 +16,8 @@
 //   /atoms/id, type, position[N,3], velocity[N,3], image[N,3], force[N,3]
 //                       (forces as the next half kick uses them: with Langevin
 //                       they include the random and friction terms)
+//   /atoms/<quantity>   every further checkpointed quantity of the field
+//                       registry, int64 or double, [N] or [N,width]
 //   /neighbor/reference_position[N,3], rank_grid[3], rank_cuts, rank, storage_index
 //                       list-build state: the grid of ranks, each atom's
 //                       owner rank and its slot in that rank's arrays
@@ -37,6 +39,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "domain/box.hpp"
@@ -50,6 +53,27 @@ namespace tessera {
 constexpr int kCheckpointFormat = 4;
 constexpr int kCheckpointOldestFormat = 2;  // the oldest one still read
 constexpr std::uint64_t kCheckpointUserblock = 512;
+
+// A checkpointed quantity of the field registry (atoms/atom_fields.hpp)
+// that has no array of its own in CheckpointState: its values, `width` per
+// atom in id order, go to /atoms/<name>. Integers travel as int64 and reals
+// as double whatever the field's type in the stores, so a store's choice of
+// int or float never changes the file format.
+struct CheckpointQuantity {
+  std::string name;
+  int width = 1;
+  bool integer = false;
+  std::vector<std::int64_t> integers;  // when `integer`
+  std::vector<double> reals;           // otherwise
+
+  // The same quantity without its values.
+  CheckpointQuantity declaration() const { return {name, width, integer, {}, {}}; }
+};
+
+// Whether CheckpointState holds registry quantity `name` in an array of its
+// own (id, type, position, velocity, force, image): those kept the datasets
+// they had before the registry existed, so older files still read.
+bool has_dedicated_array(std::string_view name);
 
 struct CheckpointState {
   int format_version = kCheckpointFormat;
@@ -71,6 +95,8 @@ struct CheckpointState {
   std::vector<std::int32_t> type;
   std::vector<double> position, velocity, force;  // 3 per atom
   std::vector<std::int32_t> image;                // 3 per atom
+  // Every other checkpointed quantity of the registry, in registry order.
+  std::vector<CheckpointQuantity> quantities;
 
   long last_build_step = 0;
   long neighbor_builds = 0;
@@ -98,6 +124,15 @@ void write_checkpoint(const std::string& path, const CheckpointState& s);
 // and what is wrong (truncated, corrupted, missing dataset, unknown format,
 // inconsistent contents).
 CheckpointState read_checkpoint(const std::string& path);
+// The same, expecting the further per-atom quantities `expected` (their
+// values are ignored) instead of the registry's: a file without one of them
+// is refused by name. Tests pass their own list, so the registry need not
+// grow for them.
+CheckpointState read_checkpoint(const std::string& path, const std::vector<CheckpointQuantity>& expected);
+
+// The registry's checkpointed quantities that have no dedicated array, values
+// empty: what this build writes into every checkpoint and expects back.
+std::vector<CheckpointQuantity> registered_checkpoint_quantities();
 
 // The id of the first atom whose position, velocity or force is not finite,
 // or -1. A checkpoint must never hold a NaN: it is what a restart trusts.

@@ -23,18 +23,9 @@ namespace {
 
 // Each rank's rows of one dataset, with the per-rank checksums every reader
 // can recompute from the row offsets stored next to them.
-class RankRows final : public AtomRows {
+class RankRows final : public AtomRowsOf<RankRows> {
  public:
   RankRows(const Communicator& comm, hid_t xfer) : comm_(comm), xfer_(xfer) {}
-  void write(hid_t g, const std::string& name, const std::vector<double>& v, int cols) override { put(g, name, v, cols); }
-  void write(hid_t g, const std::string& name, const std::vector<std::int32_t>& v, int cols) override {
-    put(g, name, v, cols);
-  }
-  void write(hid_t g, const std::string& name, const std::vector<std::int64_t>& v, int cols) override {
-    put(g, name, v, cols);
-  }
-
- private:
   template <class T>
   void put(hid_t g, const std::string& name, const std::vector<T>& v, int cols) {
     const std::size_t width = cols ? static_cast<std::size_t>(cols) : 1;
@@ -50,6 +41,8 @@ class RankRows final : public AtomRows {
     h5::write_rows(g, name, v, static_cast<hsize_t>(cols), static_cast<hsize_t>(offsets[comm_.rank()]),
                    static_cast<hsize_t>(offsets.back()), offsets, h5::combine_part_checksums(parts), xfer_);
   }
+
+ private:
   const Communicator& comm_;
   hid_t xfer_;
 };
@@ -116,9 +109,10 @@ std::string space_problem(const std::string& path, unsigned long long bytes) {
 }
 
 // The file's size to within HDF5's metadata: 132 bytes per atom, 24 more with
-// an MSD origin, the deck, and room for the metadata (under 20 KB measured).
+// an MSD origin, those of the further quantities, the deck, and room for the
+// metadata (under 20 KB measured).
 unsigned long long expected_bytes(const CheckpointState& s) {
-  const unsigned long long per_atom = 132 + (s.msd_origin.empty() ? 0 : 24);
+  const unsigned long long per_atom = 132 + (s.msd_origin.empty() ? 0 : 24) + quantity_bytes_per_atom(s);
   return per_atom * static_cast<unsigned long long>(s.natoms) + s.deck_text.size() + (64u << 10);
 }
 

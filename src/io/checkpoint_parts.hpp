@@ -10,7 +10,8 @@
 namespace tessera {
 
 // The per-atom arrays (id, type, position, velocity, force, image,
-// reference_position, rank, storage_index).
+// reference_position, rank, storage_index, and the further quantities with
+// their names, widths and kinds).
 std::vector<char> pack_atoms(const CheckpointState& s);
 // Replaces the per-atom arrays of `s` with those packed in `bytes`. Throws
 // std::runtime_error when the bytes are not a whole packed set.

@@ -7,77 +7,17 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <string_view>
-#include <type_traits>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "domain/periodic_ghosts.hpp"
+#include "io/checkpoint_fields.hpp"
 #include "io/checkpoint_parts.hpp"
 #include "run/simulation.hpp"
 
 namespace tessera {
 
 namespace {
-
-// f(the checkpoint's array for registered quantity `name`): the per-atom
-// arrays of a checkpoint, interleaved by component (x y z of atom 0, ...).
-// A field registered as checkpointed with no array here is a programming
-// error, caught by the first checkpoint any test writes.
-template <class State, class F>
-void with_state_array(State& s, const char* name, F&& f) {
-  const std::string_view n(name);
-  if (n == "id")
-    f(s.id);
-  else if (n == "type")
-    f(s.type);
-  else if (n == "position")
-    f(s.position);
-  else if (n == "velocity")
-    f(s.velocity);
-  else if (n == "force")
-    f(s.force);
-  else if (n == "image")
-    f(s.image);
-  else
-    throw std::logic_error(std::string("checkpoint: no array for the per-atom field ") + name);
-}
-
-// Every checkpointed field into the checkpoint's arrays, atom k of the
-// checkpoint being local slot(k) for k < n.
-template <class Slot>
-void capture_fields(const AtomStore& a, std::size_t n, const Slot& slot, CheckpointState& s) {
-  for_each_field(a, kFieldCheckpointed, [&](const auto& v, FieldInfo f) {
-    with_state_array(s, f.name, [&](auto& sv) {
-      using T = typename std::decay_t<decltype(sv)>::value_type;
-      const std::size_t w = static_cast<std::size_t>(f.width);
-      if (f.component == 0) sv.resize(w * n);
-      for (std::size_t k = 0; k < n; ++k) sv[w * k + f.component] = static_cast<T>(v[slot(k)]);
-    });
-  });
-}
-
-// The checkpointed fields of checkpoint atom k into local slot(k), k < n:
-// those that are state (derived == false), or the derived ones (forces),
-// which come back after the first force computation of a restart.
-// Positions come from `position` (the current ones, or those of the last
-// build).
-template <class Slot>
-void restore_fields(const CheckpointState& s, const std::vector<double>& position, std::size_t n, const Slot& slot,
-                    bool derived, AtomStore& a) {
-  for_each_field(a, kFieldCheckpointed, [&](auto& v, FieldInfo f) {
-    if (f.has(kFieldDerived) != derived) return;
-    const auto copy = [&](const auto& sv) {
-      using T = typename std::decay_t<decltype(v)>::value_type;
-      const std::size_t w = static_cast<std::size_t>(f.width);
-      for (std::size_t k = 0; k < n; ++k) v[slot(k)] = static_cast<T>(sv[w * k + f.component]);
-    };
-    if (std::string_view(f.name) == "position")
-      copy(position);
-    else
-      with_state_array(s, f.name, copy);
-  });
-}
 
 // (id, type) of this rank's atoms, as bytes for gather_to_root.
 std::vector<char> pack_ids_and_types(const AtomStore& a) {

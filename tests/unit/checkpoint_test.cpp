@@ -11,6 +11,8 @@
 
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
+#include "io/checkpoint_contents.hpp"
+#include "io/checkpoint_fields.hpp"
 #include "io/checkpoint_folder.hpp"
 #include "io/checkpoint_parts.hpp"
 #include "io/checksum.hpp"
@@ -436,4 +438,335 @@ TEST_CASE("a dataset written in parts verifies part by part, whoever reads it", 
   write({0, 2, 6}, combined);
   CHECK_THROWS_WITH(read(), Catch::Contains("xxh3_64_rows does not split its 5 rows into parts"));
   fs::remove_all(dir);
+}
+
+// Further per-atom quantities: checkpointed fields of the registry with no
+// dedicated array. The registry has none today, and adding one would change
+// every output, so these tests make their own: an integer one of width 1 and
+// a real one of width 3.
+namespace {
+
+// Values no other atom or component has, and that are not round in binary.
+std::int64_t molecule_of(std::int64_t id) { return 1000 + 7 * id; }
+double dipole_of(std::int64_t id, int d) { return -0.1 * static_cast<double>(id) + d / 3.0; }
+
+// The declarations (no values) that a build with these two fields would pass.
+std::vector<CheckpointQuantity> further_declared() {
+  CheckpointQuantity molecule, dipole;
+  molecule.name = "molecule";
+  molecule.integer = true;
+  dipole.name = "dipole";
+  dipole.width = 3;
+  return {molecule, dipole};
+}
+
+CheckpointState with_further_quantities(CheckpointState s) {
+  std::vector<CheckpointQuantity> q = further_declared();
+  for (std::int64_t id : s.id) {
+    q[0].integers.push_back(molecule_of(id));
+    for (int d = 0; d < 3; ++d) q[1].reals.push_back(dipole_of(id, d));
+  }
+  s.quantities = q;
+  return s;
+}
+
+CheckpointState small_state() {
+  Simulation sim(small_deck(kIntegrators[1], 20));
+  sim.setup();
+  sim.run(20, nullptr);
+  return sim.capture_state();
+}
+
+// The quantities of `s` are those of with_further_quantities, for its atoms.
+void check_further_quantities(const CheckpointState& s) {
+  REQUIRE(s.quantities.size() == 2);
+  const CheckpointQuantity &molecule = s.quantities[0], &dipole = s.quantities[1];
+  CHECK(molecule.name == "molecule");
+  CHECK(molecule.integer);
+  CHECK(molecule.width == 1);
+  CHECK(molecule.reals.empty());
+  CHECK(dipole.name == "dipole");
+  CHECK_FALSE(dipole.integer);
+  CHECK(dipole.width == 3);
+  CHECK(dipole.integers.empty());
+  REQUIRE(molecule.integers.size() == s.id.size());
+  REQUIRE(dipole.reals.size() == 3 * s.id.size());
+  for (std::size_t k = 0; k < s.id.size(); ++k) {
+    CHECK(molecule.integers[k] == molecule_of(s.id[k]));
+    for (int d = 0; d < 3; ++d) CHECK(dipole.reals[3 * k + d] == dipole_of(s.id[k], d));
+  }
+}
+
+// What write_checkpoint_collective puts in a file, in one process: every
+// per-atom dataset in three parts, the last one empty, each checksummed on
+// its own (h5::write_rows; the MPI-IO side needs several ranks and is run by
+// tests/e2e/mpi_restart.sh).
+struct ThreePartRows final : AtomRowsOf<ThreePartRows> {
+  template <class T>
+  static void put(hid_t g, const std::string& name, const std::vector<T>& v, int cols) {
+    const std::size_t width = cols ? static_cast<std::size_t>(cols) : 1;
+    const auto rows = static_cast<std::int64_t>(v.size() / width);
+    const std::vector<std::int64_t> offsets = {0, rows / 3, rows, rows};
+    std::vector<std::uint64_t> sums;
+    for (std::size_t p = 0; p + 1 < offsets.size(); ++p)
+      sums.push_back(checksum64(v.data() + width * offsets[p], width * (offsets[p + 1] - offsets[p]) * sizeof(T)));
+    h5::write_rows(g, name, v, static_cast<hsize_t>(cols), 0, static_cast<hsize_t>(rows), offsets,
+                   h5::combine_part_checksums(sums), H5P_DEFAULT);
+  }
+};
+
+void write_in_parts(const std::string& path, const CheckpointState& s) {
+  {
+    h5::Handle file = h5::create_file(path, kCheckpointUserblock);
+    ThreePartRows rows;
+    write_checkpoint_contents(file, s, rows);
+    file.close("close");
+  }
+  seal_checkpoint_file(path, s.format_version);
+}
+
+// The error reading `path` expecting `expected` gives ("" if it reads fine).
+std::string read_refusal(const std::string& path, const std::vector<CheckpointQuantity>& expected) {
+  try {
+    read_checkpoint(path, expected);
+  } catch (const CheckpointError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("further per-atom quantities round-trip through a checkpoint file, whole or in parts",
+          "[checkpoint][quantities]") {
+  const fs::path dir = scratch("quantities");
+  const CheckpointState s = with_further_quantities(small_state());
+  const std::string whole = (dir / "whole.h5").string(), parts = (dir / "parts.h5").string();
+  write_checkpoint(whole, s);
+  write_in_parts(parts, s);
+  for (const std::string& path : {whole, parts}) {
+    INFO(path);
+    const CheckpointState r = read_checkpoint(path, further_declared());
+    CHECK(r.id == s.id);
+    CHECK(r.position == s.position);
+    check_further_quantities(r);
+    // Stored as /atoms/<quantity>: int64[N] and double[N][3].
+    h5::Handle file = h5::open_file(path, false);
+    h5::Handle atoms = h5::open_group(file, "atoms");
+    CHECK(h5::read_array<std::int64_t>(atoms, "molecule", 256, 0) == s.quantities[0].integers);
+    CHECK(h5::read_array<double>(atoms, "dipole", 256, 3) == s.quantities[1].reals);
+    // A build that does not checkpoint them reads the file without them.
+    CHECK(read_checkpoint(path, {}).quantities.empty());
+  }
+  {
+    h5::Handle file = h5::open_file(parts, false);
+    h5::Handle dipole(H5Dopen2(file, "atoms/dipole", H5P_DEFAULT), H5Dclose);
+    CHECK(h5::has_attr(dipole, "xxh3_64_rows"));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a checkpoint without a declared quantity, or with it damaged, is refused by name",
+          "[checkpoint][quantities][errors]") {
+  const fs::path dir = scratch("quantities-refused");
+  const std::string path = (dir / "ckpt.h5").string();
+  CheckpointState only_molecule = with_further_quantities(small_state());
+  only_molecule.quantities.pop_back();
+  write_checkpoint(path, only_molecule);
+  CHECK_THAT(read_refusal(path, further_declared()), Catch::Contains(path) &&
+                                                         Catch::Contains("atoms/dipole is missing") &&
+                                                         Catch::Contains("per-atom quantity 'dipole'"));
+
+  const CheckpointState s = with_further_quantities(small_state());
+  write_checkpoint(path, s);
+  CHECK(read_refusal(path, further_declared()).empty());
+  std::vector<CheckpointQuantity> as_integers = further_declared();
+  as_integers[1].integer = true;
+  CHECK_THAT(read_refusal(path, as_integers), Catch::Contains("atoms/dipole holds reals"));
+  std::vector<CheckpointQuantity> narrower = further_declared();
+  narrower[1].width = 2;
+  CHECK_THAT(read_refusal(path, narrower), Catch::Contains("dataset 'dipole' has 3 columns, expected 2"));
+
+  // One flipped bit in its values: the whole-file checksum covers them.
+  {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const double* first_row = s.quantities[1].reals.data();
+    const auto at = bytes.find(std::string(reinterpret_cast<const char*>(first_row), 3 * sizeof(double)));
+    REQUIRE(at != std::string::npos);
+    flip_byte(path, at);
+  }
+  CHECK_THAT(read_refusal(path, further_declared()), Catch::Contains("corrupted: the whole-file checksum"));
+
+  // Rewritten inside and resealed: its own checksum catches it.
+  write_checkpoint(path, s);
+  edit_inside(path, [](hid_t f) {
+    h5::Handle set(H5Dopen2(f, "atoms/dipole", H5P_DEFAULT), H5Dclose);
+    std::vector<double> junk(256 * 3, 1.0);
+    H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, junk.data());
+  });
+  CHECK_THAT(read_refusal(path, further_declared()), Catch::Contains("dataset 'dipole' fails its checksum"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("further quantities survive a split over 3 ranks rejoined for 2, in id order",
+          "[checkpoint][quantities][ranks]") {
+  const CheckpointState s = with_further_quantities(small_state());
+  // Written on 3 ranks: each holds a scrambled share, sent as bytes and
+  // gathered into id order.
+  std::vector<int> owner(s.id.size());
+  for (std::size_t k = 0; k < owner.size(); ++k) owner[k] = static_cast<int>((k * 7 + k / 5) % 3);
+  std::vector<CheckpointState> three(3);
+  for (int r = 0; r < 3; ++r) unpack_atoms(pack_atoms(split_atoms(s, owner, 3)[r]), three[r]);
+  CheckpointState gathered;
+  merge_atoms(three, gathered);
+  CHECK(gathered.id == s.id);
+  check_further_quantities(gathered);
+
+  // Restarted on 2: rows dealt by another pattern, each rank's in id order.
+  for (std::size_t k = 0; k < owner.size(); ++k) owner[k] = static_cast<int>((k / 3) % 2);
+  std::vector<CheckpointState> two(2);
+  std::size_t total = 0;
+  for (int r = 0; r < 2; ++r) {
+    unpack_atoms(pack_atoms(split_atoms(gathered, owner, 2)[r]), two[r]);
+    CHECK(std::is_sorted(two[r].id.begin(), two[r].id.end()));
+    check_further_quantities(two[r]);
+    total += two[r].id.size();
+  }
+  CHECK(total == s.id.size());
+  CheckpointState rejoined;
+  merge_atoms(two, rejoined);
+  CHECK(rejoined.id == s.id);
+  check_further_quantities(rejoined);
+
+  // A rank with no atoms still knows which quantities there are: every rank
+  // writes every dataset of a collective file.
+  const std::vector<CheckpointState> none_on_2 = split_atoms(s, std::vector<int>(s.id.size(), 0), 3);
+  CheckpointState empty;
+  unpack_atoms(pack_atoms(none_on_2[2]), empty);
+  CHECK(empty.id.empty());
+  REQUIRE(empty.quantities.size() == 2);
+  CHECK(empty.quantities[1].name == "dipole");
+  CHECK(empty.quantities[1].width == 3);
+
+  CheckpointState other = three[1];
+  other.quantities.pop_back();
+  CHECK_THROWS_WITH(merge_atoms({three[0], other}, rejoined), Catch::Contains("different per-atom quantities"));
+}
+
+namespace {
+
+// A store with the registry's fields and two more: what AtomStore would be
+// with a molecule id (int, state) and a dipole (float components, derived,
+// like forces) registered as checkpointed.
+struct MoreStore : AtomStore {
+  std::vector<int> molecule;
+  std::vector<float> mux, muy, muz;
+};
+
+struct MoreFields {
+  template <class Store, class F>
+  void operator()(Store& s, unsigned mask, F&& f) const {
+    for_each_field(s, mask, f);
+    if ((mask & kFieldCheckpointed) == 0) return;
+    f(s.molecule, FieldInfo{"molecule", "molecule", 0, 1, kFieldCheckpointed | kFieldMigrates});
+    f(s.mux, FieldInfo{"mux", "dipole", 0, 3, kFieldCheckpointed | kFieldDerived});
+    f(s.muy, FieldInfo{"muy", "dipole", 1, 3, kFieldCheckpointed | kFieldDerived});
+    f(s.muz, FieldInfo{"muz", "dipole", 2, 3, kFieldCheckpointed | kFieldDerived});
+  }
+};
+
+MoreStore more_store(std::size_t n) {
+  MoreStore a;
+  a.resize_local(n);
+  a.molecule.resize(n);
+  a.mux.resize(n);
+  a.muy.resize(n);
+  a.muz.resize(n);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("a checkpointed field without a dedicated array is captured and restored by the registry walk",
+          "[checkpoint][quantities]") {
+  const fs::path dir = scratch("quantities-walk");
+  // Atom k of the checkpoint (id k + 1) sits in slot n - 1 - k of the store.
+  const std::size_t n = 5;
+  MoreStore a = more_store(n);
+  const auto slot = [&](std::size_t k) { return n - 1 - k; };
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = slot(k);
+    a.id[i] = static_cast<AtomId>(k + 1);
+    a.type[i] = 1;
+    a.x[i] = 0.5 + static_cast<double>(k);
+    a.vx[i] = 0.25 * static_cast<double>(k);
+    a.fz[i] = -1.5 * static_cast<double>(k);
+    a.molecule[i] = static_cast<int>(molecule_of(a.id[i]));
+    a.mux[i] = static_cast<float>(dipole_of(a.id[i], 0));
+    a.muy[i] = static_cast<float>(dipole_of(a.id[i], 1));
+    a.muz[i] = static_cast<float>(dipole_of(a.id[i], 2));
+  }
+  CheckpointState s;
+  capture_fields(a, n, slot, s, MoreFields{});
+  const std::vector<CheckpointQuantity> declared = further_quantities(a, MoreFields{});
+  REQUIRE(declared.size() == 2);
+  CHECK(declared[0].name == "molecule");
+  CHECK(declared[0].integer);
+  CHECK(declared[1].name == "dipole");
+  CHECK(declared[1].width == 3);
+  CHECK_FALSE(declared[1].integer);
+  REQUIRE(s.quantities.size() == 2);
+  CHECK(s.quantities[0].integers == std::vector<std::int64_t>{1007, 1014, 1021, 1028, 1035});
+  CHECK(s.quantities[1].reals[3 * 2 + 1] == static_cast<double>(static_cast<float>(dipole_of(3, 1))));
+  CHECK(s.id == std::vector<std::int64_t>{1, 2, 3, 4, 5});
+  CHECK(s.force[3 * 4 + 2] == -6.0);
+
+  // Through a file, then back into a store whose slots are the identity.
+  s.natoms = static_cast<long long>(n);
+  s.ntypes = 1;
+  s.mass = {1.0};
+  s.box.lo[0] = s.box.lo[1] = s.box.lo[2] = 0;
+  s.box.hi[0] = s.box.hi[1] = s.box.hi[2] = 10;
+  s.reference_position = s.position;
+  s.rank.assign(n, 0);
+  for (std::size_t k = 0; k < n; ++k) s.storage_index.push_back(static_cast<std::int64_t>(k));
+  const std::string path = (dir / "walk.h5").string();
+  write_checkpoint(path, s);
+  const CheckpointState r = read_checkpoint(path, declared);
+  MoreStore b = more_store(n);
+  const auto same = [](std::size_t k) { return k; };
+  restore_fields(r, r.position, n, same, false, b, MoreFields{});
+  CHECK(b.mux == std::vector<float>(n, 0.0f));  // derived: not yet
+  restore_fields(r, r.position, n, same, true, b, MoreFields{});
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = slot(k);
+    CHECK(b.id[k] == a.id[i]);
+    CHECK(b.x[k] == a.x[i]);
+    CHECK(b.vx[k] == a.vx[i]);
+    CHECK(b.fz[k] == a.fz[i]);
+    CHECK(b.molecule[k] == a.molecule[i]);
+    CHECK(b.mux[k] == a.mux[i]);
+    CHECK(b.muy[k] == a.muy[i]);
+    CHECK(b.muz[k] == a.muz[i]);
+  }
+
+  // A state without them cannot fill the store: read_checkpoint refuses such
+  // a file first, so this is a programming error.
+  CheckpointState without = r;
+  without.quantities.clear();
+  CHECK_THROWS_WITH(restore_fields(without, without.position, n, same, false, b, MoreFields{}),
+                    Catch::Contains("no array for the per-atom quantity molecule"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("every registered checkpointed quantity without a dedicated array is captured", "[checkpoint][quantities]") {
+  const CheckpointState s = small_state();
+  const std::vector<CheckpointQuantity> registered = registered_checkpoint_quantities();
+  REQUIRE(s.quantities.size() == registered.size());
+  for (std::size_t q = 0; q < registered.size(); ++q) {
+    CHECK(s.quantities[q].name == registered[q].name);
+    CHECK_FALSE(has_dedicated_array(registered[q].name));
+  }
+  for (const char* name : {"id", "type", "position", "velocity", "force", "image"}) CHECK(has_dedicated_array(name));
 }
