@@ -26,13 +26,12 @@
 #include <vector>
 
 #include "device/device_atoms.hpp"
+#include "device/neighbor_lists.hpp"
 #include "domain/box.hpp"
 #include "neighbor/neighbor_list.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
-
-constexpr int kClusterSize = 8;
 
 // Columns over [lo, hi) in x and y; z is only quantised for the sort key.
 struct ColumnGrid {
@@ -76,21 +75,6 @@ struct ColumnGrid {
     return col << 32 | static_cast<std::uint64_t>(q);
   }
   int count() const { return n[0] * n[1]; }
-};
-
-struct DeviceClusterList {
-  int stride = 0;       // cluster pairs per row
-  int next_stride = 0;  // what the last build needed, with room to spare
-  int nrows = 0;   // clusters holding at least one local atom
-  dvec<int> slot_atom;    // atom in each slot; cluster c is slots [first[c], first[c+1])
-  dvec<int> first;        // per cluster, plus the end
-  dvec<int> row_cluster;  // per row: its cluster
-  dvec<int> count;        // per row: cluster pairs; may exceed stride only inside a build
-  dvec<int> cj;           // [row * stride + k]: the other cluster
-  dvec<std::uint8_t> jmask;  // its atoms within reach of the row cluster's box
-  // Rows whose listed atoms are all local (inner) and the rest (outer): the
-  // inner rows' forces need not wait for the halo (force_pipeline.hpp).
-  dvec<int> inner, outer;
 };
 
 namespace detail {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "device/device_atoms.hpp"
-#include "device/neighbor_build.hpp"
+#include "device/neighbor_lists.hpp"
 #include "forces/force.hpp"
 
 namespace tessera::device {

@@ -12,27 +12,11 @@
 #include "device/cell_bins.hpp"
 #include "device/cluster_list.hpp"
 #include "device/device_atoms.hpp"
+#include "device/neighbor_lists.hpp"
 #include "domain/box.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
-
-// Either per-atom rows (the default, the CPU's layout) or, when `clustered`,
-// a cluster list (cluster_list.hpp), which takes about a fifth of the memory.
-struct DeviceNeighborList {
-  bool clustered = false;
-  DeviceClusterList clusters;
-  int stride = 0;
-  dvec<int> count;  // per local atom; may exceed stride only inside a build
-  dvec<int> index;  // index[i * stride + k]
-  // Rows only: local atoms whose neighbours are all local (inner), and the
-  // rest (outer), so forces on the inner ones need not wait for the halo.
-  dvec<int> inner, outer;
-  // Positions at the last build, for the displacement check.
-  dvec<double> x0, y0, z0;
-  long builds = 0;
-  long grows = 0;  // builds that found a row longer than stride and ran again
-};
 
 namespace detail {
 

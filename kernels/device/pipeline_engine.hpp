@@ -1,8 +1,8 @@
 #pragma once
 // DeviceEngine (src/run/device_engine.hpp) over the device force pipeline:
 // what Simulation drives when the deck asks for a device backend. Built by
-// nvcc for the GPU (kernels/device_engine.cu) and by g++ for Thrust's OpenMP
-// system (tests/device), from this one header.
+// nvcc for the GPU and by g++ for Thrust's OpenMP system, once each, in
+// device_system.cpp (make_pipeline_engine, device_system.hpp).
 #include <fmt/format.h>
 
 #include <memory>
@@ -12,12 +12,12 @@
 
 #include "core/error.hpp"
 #include "device/device_atom_ops.hpp"
-#include "device/device_forces_of.hpp"
 #include "device/device_halo.hpp"
 #include "device/device_migration.hpp"
+#include "device/device_system.hpp"
 #include "device/force_pipeline.hpp"
 #include "device/phase_timeline.hpp"
-#include "potentials/potential_list.hpp"
+#include "device/reductions.hpp"
 #include "run/device_engine.hpp"
 #include "run/simulation.hpp"
 #include "run/timers.hpp"
@@ -35,7 +35,7 @@ class PipelineEngine final : public DeviceEngine {
   }
 
  public:
-  // `forces`: the device twins of sim.forces() (device_forces_of.hpp).
+  // `forces`: the device twins of sim.forces() (device_system.hpp).
   PipelineEngine(const Simulation& sim, std::string description, DeviceForces forces, DeviceStream s,
                  DeviceStream halo)
       : sim_(sim),
@@ -202,20 +202,6 @@ class PipelineEngine final : public DeviceEngine {
   CheckedHaloAtoms checked_;
   PhaseTimeline timeline_;
 };
-
-// The engine for `sim`'s forces, each one of `Pots` (potential_list.hpp).
-template <class... Pots>
-std::unique_ptr<DeviceEngine> make_pipeline_engine(PotentialList<Pots...> pots, const Simulation& sim,
-                                                   const std::string& description, DeviceStream s,
-                                                   DeviceStream halo) {
-  DeviceForces forces;
-  try {
-    forces = device_forces(pots, sim.forces(), sim.atoms().ntypes, s);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(fmt::format("{}: potential.style {}: {}", sim.deck().path, sim.deck().potential.style, e.what()));
-  }
-  return std::make_unique<PipelineEngine>(sim, description, std::move(forces), s, halo);
-}
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS
 }  // namespace tessera::device

@@ -8,7 +8,7 @@
 #include <thrust/transform_reduce.h>
 
 #include "device/device_atoms.hpp"
-#include "device/neighbor_build.hpp"
+#include "device/neighbor_lists.hpp"
 #include "integrate/motion_guard.hpp"
 #include "thermo/ordered_sum.hpp"
 #include "thermo/thermo.hpp"

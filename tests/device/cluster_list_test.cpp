@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "device/cluster_list.hpp"
 #include "device_compare.hpp"
 #include "device_twin.hpp"
 

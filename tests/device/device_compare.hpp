@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "atoms/atom_store.hpp"
-#include "device/neighbor_build.hpp"
+#include "device/neighbor_lists.hpp"
 #include "domain/box.hpp"
 #include "neighbor/neighbor_list.hpp"
 

@@ -14,7 +14,7 @@
 #include "cpu_reference.hpp"
 #include "device/device_atom_ops.hpp"
 #include "device/force_pipeline.hpp"
-#include "device/pipeline_engine.hpp"
+#include "device/device_system.hpp"
 #include "integrate/cpu_atom_ops.hpp"
 #include "potentials/lj_cut.hpp"
 #include "potentials/lj_smooth_linear.hpp"
@@ -99,14 +99,14 @@ inline void give_velocities(AtomStore& a) {
 
 // The device twins of sim's forces (the device pipeline's list).
 inline device::DeviceForces device_forces_of(const Simulation& sim) {
-  return device::device_forces(Potentials{}, sim.forces(), sim.atoms().ntypes, compute_stream());
+  return device::device_forces(sim.forces(), sim.atoms().ntypes, compute_stream());
 }
 
 // A Simulation on the device engine built for Thrust's OpenMP system: the
 // path `backend: cuda` takes (Simulation::use_device), without a GPU.
 inline std::unique_ptr<Simulation> device_simulation(const std::string& deck_yaml) {
   auto sim = std::make_unique<Simulation>(deck_from(deck_yaml));
-  sim->use_device(device::make_pipeline_engine(Potentials{}, *sim, "device engine (tests)", compute_stream(), halo_stream()));
+  sim->use_device(device::make_pipeline_engine(*sim, "device engine (tests)", compute_stream(), halo_stream()));
   return sim;
 }
 

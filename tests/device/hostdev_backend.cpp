@@ -39,7 +39,7 @@
 #include <string>
 
 #include "devices.hpp"
-#include "device/pipeline_engine.hpp"
+#include "device/device_system.hpp"
 #include "forwarding_engine.hpp"
 #include "run/device_engine.hpp"
 
@@ -192,7 +192,7 @@ DeviceReport probe_devices() {
 }
 
 std::unique_ptr<DeviceEngine> make_device_engine(const Simulation& sim, int gpu) {
-  auto engine = device::make_pipeline_engine(Potentials{}, sim,
+  auto engine = device::make_pipeline_engine(sim,
                                              fmt::format("cuda, GPU {} (Thrust OpenMP host device, test build)", gpu),
                                              device::DeviceStream::create(), device::DeviceStream::create());
   if (env_is_1("TESSERA_HOSTDEV_BROKEN_CUDA_AWARE_MPI"))

@@ -77,7 +77,7 @@ TEST_CASE("A box set through set_box runs as a box built at that size, on the CP
       }
     }
     const Box wanted = scaled(a.box(), s);
-    if (on_device) a.use_device(device::make_pipeline_engine(Potentials{}, a, "a", compute_stream(), halo_stream()));
+    if (on_device) a.use_device(device::make_pipeline_engine(a, "a", compute_stream(), halo_stream()));
     a.set_box(wanted);
     CHECK(a.box().length(0) == wanted.length(0));
     CHECK(a.sub_domain().hi[2] == wanted.hi[2]);
@@ -85,7 +85,7 @@ TEST_CASE("A box set through set_box runs as a box built at that size, on the CP
 
     Simulation b(deck_from(lattice_deck(density / (s * s * s))));
     REQUIRE(std::abs(b.box().length(0) - wanted.length(0)) < 1e-12 * wanted.length(0));
-    if (on_device) b.use_device(device::make_pipeline_engine(Potentials{}, b, "b", compute_stream(), halo_stream()));
+    if (on_device) b.use_device(device::make_pipeline_engine(b, "b", compute_stream(), halo_stream()));
     b.setup();
     CHECK(force_difference(a, b) < 1e-10);
     a.run(40, nullptr);

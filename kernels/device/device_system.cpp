@@ -1,0 +1,62 @@
+// The definitions of device_system.hpp, built once per device system: as
+// CUDA by nvcc (kernels/CMakeLists.txt) and as C++ for Thrust's OpenMP
+// system (tests/device/CMakeLists.txt). Adding a potential to
+// potential_list.hpp gives it its device twin here.
+#include "device/device_system.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "device/pair_forces.hpp"
+#include "device/pipeline_engine.hpp"
+#include "potentials/pair_style_impl.hpp"
+#include "potentials/potential_list.hpp"
+#include "run/simulation.hpp"
+
+namespace tessera::device {
+inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+namespace {
+
+// The device twin of `f`, one of the pair styles of `Pots`, or null when it
+// has none.
+template <class... Pots>
+std::unique_ptr<DeviceForce> device_force_of(PotentialList<Pots...>, const Force& f, int ntypes, DeviceStream s) {
+  std::unique_ptr<DeviceForce> d;
+  auto twin = [&](auto* style) {
+    using Style = std::remove_cv_t<std::remove_pointer_t<decltype(style)>>;
+    if (d || !style) return;
+    d = std::make_unique<DevicePairForce<typename Style::Potential>>(ntypes, style->params(), s);
+  };
+  (twin(dynamic_cast<const PairStyleImpl<Pots>*>(&f)), ...);
+  return d;
+}
+
+}  // namespace
+
+DeviceForces device_forces(const ForceList& forces, int ntypes, DeviceStream s) {
+  DeviceForces out;
+  for (std::size_t k = 0; k < forces.size(); ++k) {
+    auto d = device_force_of(Potentials{}, forces[k], ntypes, s);
+    if (!d) throw std::invalid_argument(std::string(forces[k].name()) + " has no device version");
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::unique_ptr<DeviceEngine> make_pipeline_engine(const Simulation& sim, const std::string& description,
+                                                   DeviceStream s, DeviceStream halo) {
+  DeviceForces forces;
+  try {
+    forces = device_forces(sim.forces(), sim.atoms().ntypes, s);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("{}: potential.style {}: {}", sim.deck().path, sim.deck().potential.style, e.what()));
+  }
+  return std::make_unique<PipelineEngine>(sim, description, std::move(forces), s, halo);
+}
+
+}  // namespace TESSERA_DEVICE_SYSTEM_NS
+}  // namespace tessera::device
