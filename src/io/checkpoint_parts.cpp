@@ -43,7 +43,8 @@ void zip_atom_arrays(A& a, B& b, F&& f) {
   f(a.rank, b.rank, 1);
   f(a.storage_index, b.storage_index, 1);
   for (std::size_t q = 0; q < b.quantities.size(); ++q) {
-    auto &x = a.quantities[q], &y = b.quantities[q];
+    auto& x = a.quantities[q];
+    auto& y = b.quantities[q];
     if (y.integer)
       f(x.integers, y.integers, y.width);
     else
