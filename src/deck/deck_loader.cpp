@@ -675,12 +675,6 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     d.thermo.columns = default_thermo_columns();
     if (d.integrator.barostat()) d.thermo.columns.push_back("vol");
   }
-  // Not yet: the barostat's state in checkpoints (issue 28). Refused rather
-  // than continued without it.
-  if (d.integrator.barostat() && d.checkpoint.enabled())
-    top.section("integrator").fail("style", fmt::format("checkpoints of {} runs are not supported yet (the barostat's "
-                                                        "state is not stored); remove output.checkpoint",
-                                                        to_string(d.integrator.style)));
   if (d.restart == "auto" && !d.checkpoint.enabled())
     top.fail("restart", "'auto' needs output.checkpoint.path, the folder to look in");
   return d;

@@ -297,17 +297,23 @@ void Simulation::setup() {
   timers_.start(Phase::kOther);
   build_and_compute_forces(nullptr);
   timers_.next(Phase::kIntegrate);
+  if (device_)
+    integrator_.post_force(device_->ops(), step_);
+  else
+    integrator_.post_force(atoms_, step_);
+  setup_integrator();
+  timers_.stop();
+  ready_ = true;
+}
+
+void Simulation::setup_integrator() {
   Cell cell(*this);
   if (device_) {
-    integrator_.post_force(device_->ops(), step_);
     integrator_.setup(device_->ops(), cell, step_);
   } else {
-    integrator_.post_force(atoms_, step_);
     CpuAtomOps ops(atoms_);
     integrator_.setup(ops, cell, step_);
   }
-  timers_.stop();
-  ready_ = true;
 }
 
 void Simulation::set_box(const Box& box) {

@@ -199,6 +199,10 @@ class Simulation {
   // set_box's copies of the box, with no rebuild scheduled (the barostat's
   // small steps: rebuild_due counts how far the box moved).
   void move_box(const Box& box);
+  // After restore(): the checkpoint's box and barostat (true when restored);
+  // the integrator's setup when a barostat has no state to continue.
+  bool restore_barostat(const CheckpointState& s, const std::string& source);
+  void setup_integrator();
   bool rebuild_due();
   void check_motion() const;
   void verify_atoms() const;

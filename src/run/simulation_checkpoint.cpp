@@ -18,6 +18,17 @@
 namespace tessera {
 
 namespace {
+Box box_of(const std::vector<double>& v) {
+  Box b;
+  for (int d = 0; d < 3; ++d) {
+    b.lo[d] = v.at(d);
+    b.hi[d] = v.at(3 + d);
+  }
+  return b;
+}
+}  // namespace
+
+namespace {
 
 // (id, type) of this rank's atoms, as bytes for gather_to_root.
 std::vector<char> pack_ids_and_types(const AtomStore& a) {
@@ -130,6 +141,11 @@ CheckpointState Simulation::capture_state() const {
   s.integrator_style = to_string(deck_.integrator.style);
   s.chain_position = integrator_.chain_positions();
   s.chain_velocity = integrator_.chain_velocities();
+  if (const NoseHooverMtk* b = integrator_.barostat()) {
+    s.barostat_state = b->state();
+    s.build_box = {box_at_build_.lo[0], box_at_build_.lo[1], box_at_build_.lo[2],
+                   box_at_build_.hi[0], box_at_build_.hi[1], box_at_build_.hi[2]};
+  }
   s.random_key = deck_.integrator.seed;
   s.random_counter = static_cast<std::uint64_t>(step_);
   return s;
@@ -143,7 +159,10 @@ std::string Simulation::misfit(const CheckpointState& s,
   for (int t = 1; t <= a.ntypes; ++t)
     if (s.mass[t - 1] != a.mass_of_type[t])
       return fmt::format("type {} has mass {} in it, {} in the deck", t, s.mass[t - 1], a.mass_of_type[t]);
-  for (int d = 0; d < 3; ++d)
+  // A run with a barostat moved the box: its checkpoint's box is the one to
+  // continue in (an npt equilibration continued by nve production, say).
+  // Any other run's box must be the deck's.
+  for (int d = 0; d < 3 && s.build_box.empty(); ++d)
     if (s.box.lo[d] != box_.lo[d] || s.box.hi[d] != box_.hi[d])
       return fmt::format("its box [{}, {}] along {} differs from the deck's [{}, {}]", s.box.lo[d], s.box.hi[d],
                          "xyz"[d], box_.lo[d], box_.hi[d]);
@@ -232,6 +251,7 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
   // The same rank grid puts every atom back in its rank and slot, so the run
   // continues bitwise; another layout places atoms by position and rebuilds.
   const bool same_layout = s.nranks == comm_.size() && s.rank_grid == grid_.n;
+  const bool barostat_restored = restore_barostat(s, source);
   if (same_layout && comm_.parallel()) restore_rank_cuts(s);
   scatter_checkpoint(given, same_layout, source, s);
 
@@ -253,6 +273,7 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
     nlist_.builds = s.neighbor_builds;
   pull_atoms();  // a rebuild on the device may have sorted them
   restore_forces(s);
+  if (!barostat_restored) setup_integrator();  // a barostat continuing another style's run starts afresh
   timers_.stop();
   ready_ = true;
   thermo_started_ = true;  // the run that wrote the checkpoint printed this step
@@ -264,12 +285,16 @@ void Simulation::restore(const CheckpointState& given, const std::string& source
 void Simulation::rebuild_as_checkpointed(const CheckpointState& s) {
   AtomStore& a = atoms_;
   const std::size_t n = s.id.size();
+  // A moving box: the list was built in the box of that step.
+  const Box now = box_;
+  if (!s.build_box.empty()) move_box(box_of(s.build_box));
   timers_.next(Phase::kCommunicate);
   build_ghosts();
   timers_.next(Phase::kNeighbor);
   build_list();
   last_build_ = s.last_build_step;
   box_at_build_ = box_;
+  move_box(now);
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = static_cast<std::size_t>(s.storage_index[k]);
     a.x[i] = s.position[3 * k];
@@ -279,6 +304,21 @@ void Simulation::rebuild_as_checkpointed(const CheckpointState& s) {
   if (device_) device_->upload_positions(a);
   timers_.next(Phase::kCommunicate);
   update_ghosts();
+}
+
+// The checkpoint's box, and the barostat's state when the deck continues the
+// same npt or nph run (true); every rank holds the header. A run that moved
+// the box (its checkpoint has a build box) continues in the box it reached.
+bool Simulation::restore_barostat(const CheckpointState& s, const std::string& source) {
+  if (!s.build_box.empty()) move_box(s.box);
+  NoseHooverMtk* b = integrator_.barostat();
+  if (!b || s.integrator_style != to_string(deck_.integrator.style)) return false;
+  try {
+    b->restore(s.barostat_state);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: does not fit the deck {}: {}", source, deck_.path, e.what()));
+  }
+  return true;
 }
 
 // The forces the next half kick needs are the stored ones: with Langevin

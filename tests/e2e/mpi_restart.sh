@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Checkpoints, trajectories and restarts with several ranks (issue 5, item 6).
 # On the same rank grid a run split by a restart ends bitwise identical to
-# the straight run (NVE, Langevin, Nose-Hoover: thermo, final state,
+# the straight run (NVE, Langevin, Nose-Hoover, npt: thermo, final state,
 # trajectory). A checkpoint written on N ranks continues on M ranks (1->4,
-# 4->2, 3->1) with the thermo of the straight run to 1e-10 relative, every
+# 4->2, 3->1; npt 1->3, its box and barostat with it) with the thermo of the straight run to 1e-10 relative, every
 # atom kept, and MDAnalysis reads a trajectory written by several ranks.
 # Several ranks write one checkpoint file together, one part per rank.
 set -uo pipefail
@@ -57,9 +57,10 @@ PY
 nve="{style: nve, dt: 0.005}"
 langevin="{style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 3}"
 nh="{style: nose-hoover, dt: 0.005, temperature: 1.0, damping: 0.5}"
+npt="{style: npt, dt: 0.005, temperature: 1.0, damping: 0.5, pressure: 1.0, pressure_damping: 0.5}"
 
 # Exact continuation on the same grid: 2 ranks (2 x 1 x 1) and 3 ranks.
-for case in "nve 2" "langevin 2" "nh 3"; do
+for case in "nve 2" "langevin 2" "nh 3" "npt 2"; do
   set -- $case
   name=$1 np=$2 integ=${!1}
   deck "$name-straight" 200 "$integ" "$name-straight"
@@ -82,12 +83,12 @@ check "a trajectory from 2 ranks reads in MDAnalysis and ends at the checkpoint"
 
 # Another rank count: N ranks write step 100, M ranks continue to 200; the
 # reference is the straight run on N ranks.
-for pair in "1 4" "4 2" "3 1"; do
+for pair in "1 4 nve" "4 2 nve" "3 1 nve" "1 3 npt"; do
   set -- $pair
-  from=$1 to=$2 name="n$1m$2"
-  deck "$name-straight" 200 "$nve" "$name-straight"
-  deck "$name-first" 100 "$nve" "$name-split"
-  deck "$name-second" 200 "$nve" "$name-split"
+  from=$1 to=$2 integ=${!3} name="n$1m$2$3"
+  deck "$name-straight" 200 "$integ" "$name-straight"
+  deck "$name-first" 100 "$integ" "$name-split"
+  deck "$name-second" 200 "$integ" "$name-split"
   run_ranks "$from" "$name-straight.yaml" > "$name-straight.out" 2>&1
   run_ranks "$from" "$name-first.yaml" > "$name-first.out" 2>&1
   check "$from -> $to ranks: first part exits 0" test $? -eq 0
@@ -107,7 +108,7 @@ done
 # per-atom dataset holds one checksummed part per rank, the parts are
 # contiguous runs of rows in global-id order, and together they hold every
 # atom once. One rank writes plain whole-dataset checksums.
-check "a checkpoint from 4 ranks holds one checksummed part per rank, in id order" $py - n4m2-split.ckpt/ckpt-000000000100.h5 n1m4-split.ckpt/ckpt-000000000100.h5 <<'PY'
+check "a checkpoint from 4 ranks holds one checksummed part per rank, in id order" $py - n4m2nve-split.ckpt/ckpt-000000000100.h5 n1m4nve-split.ckpt/ckpt-000000000100.h5 <<'PY'
 import sys
 import h5py
 four, one = (h5py.File(p, "r") for p in sys.argv[1:3])

@@ -134,8 +134,6 @@ TEST_CASE("bad npt, nph and thermo columns name the key", "[deck][barostat]") {
       {test::replace(npt, "style: npt", "style: nph"), "integrator.temperature: unknown key"},
       {test::replace(npt, "pressure_damping: 1.0}", "pressure_damping: 1.0, drag: -1}"),
        "integrator.drag: must be >= 0, got -1"},
-      {npt + "output: {checkpoint: {every: 5, path: ck}}\n",
-       "integrator.style: checkpoints of npt runs are not supported yet"},
       {kGood + "output: {thermo: {columns: [step, volume]}}\n",
        "output.thermo.columns[1]: unknown thermo column 'volume' (known: step, temp"},
       {kGood + "output: {thermo: {columns: [step, vol, vol]}}\n", "output.thermo.columns[2]: column 'vol' is listed twice"},
