@@ -372,6 +372,11 @@ int main(int argc, char** argv) {
                    "The link between GPUs as GBPS[,US]: bandwidth in GB/s one way, microseconds per transfer "
                    "(e.g. a published NVLink figure); adds the halo's time and the modelled parallel efficiency");
 
+  double plan_box_margin = -1;
+  plan->add_option("--box-margin", plan_box_margin,
+                   "Fraction of its volume the box may lose during the run (default 0.1 for npt and nph, 0 "
+                   "otherwise): atoms, ghosts and memory are planned for the box shrunk by it")
+      ->check(CLI::Range(0.0, 0.99));
   auto* info = app.add_subcommand("info", "Show the build, the GPUs found and why one is not usable");
   info->footer(verb_examples("info"));
 
@@ -403,7 +408,7 @@ int main(int argc, char** argv) {
     if (*plan) {
       const Link link = plan_link.empty() ? Link{} : parse_link(plan_link);
       fmt::print("{}", make_plan(load_with_overrides(plan_path, 0, ""), plan_gpus, plan_nodes,
-                                 load_figures(plan_figures), link));
+                                 load_figures(plan_figures), link, plan_box_margin));
       return kExitOk;
     }
   } catch (const InputError& e) {

@@ -95,6 +95,10 @@ struct IntegratorSpec {
   PressureCoupling coupling = PressureCoupling::kIso;
   bool mtk = true;
   double drag = 0;
+  // A step that changes the volume by more than this fraction stops the run
+  // (exit 3): a barostat that moves the box this fast is unstable, and the
+  // steps after it would be meaningless.
+  double max_volume_change = 0.05;
   // The steps the ramps run over: the deck's run.steps (filled by the loader).
   long ramp_steps = 0;
   bool barostat() const { return style == IntegratorStyle::kNpt || style == IntegratorStyle::kNph; }

@@ -57,6 +57,7 @@ std::vector<std::string> build_table() {
       "integrator.coupling",
       "integrator.mtk",
       "integrator.drag",
+      "integrator.max_volume_change",
       "run",
       "run.steps",
       "run.max_walltime",

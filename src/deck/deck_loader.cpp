@@ -335,10 +335,11 @@ IntegratorSpec read_integrator(const YamlSection& s, const Units& units) {
   } else if (style == "npt") {
     in.style = IntegratorStyle::kNpt;
     s.only({"style", "dt", "temperature", "damping", "chain", "pressure", "pressure_damping", "pressure_chain",
-            "coupling", "mtk", "drag"});
+            "coupling", "mtk", "drag", "max_volume_change"});
   } else if (style == "nph") {
     in.style = IntegratorStyle::kNph;
-    s.only({"style", "dt", "pressure", "pressure_damping", "pressure_chain", "coupling", "mtk", "drag"});
+    s.only({"style", "dt", "pressure", "pressure_damping", "pressure_chain", "coupling", "mtk", "drag",
+            "max_volume_change"});
   } else {
     s.fail("style", fmt::format("unknown integrator '{}' (known: nve, langevin, nose-hoover, npt, nph)", style));
   }
@@ -372,6 +373,9 @@ IntegratorSpec read_integrator(const YamlSection& s, const Units& units) {
     in.mtk = s.boolean("mtk", true);
     in.drag = s.number("drag", 0.0);
     if (!(in.drag >= 0) || !std::isfinite(in.drag)) s.fail("drag", fmt::format("must be >= 0, got {}", in.drag));
+    in.max_volume_change = s.number("max_volume_change", in.max_volume_change);
+    if (!(in.max_volume_change > 0 && in.max_volume_change < 1))
+      s.fail("max_volume_change", fmt::format("must be a fraction > 0 and < 1, got {}", in.max_volume_change));
   }
   return in;
 }

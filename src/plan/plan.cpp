@@ -212,6 +212,56 @@ std::string walltime(const Deck& deck, const std::vector<StepEstimate>& est) {
 
 }  // namespace
 
+namespace {
+
+// The box with its volume scaled by 1 - margin about its lower corner, and
+// the atoms moved with it (the barostat's affine map).
+Box shrunk(const Box& box, double margin) {
+  const double s = std::cbrt(1 - margin);
+  Box b = box;
+  for (int d = 0; d < 3; ++d) b.hi[d] = b.lo[d] + s * box.length(d);
+  return b;
+}
+
+AtomStore shrunk(const AtomStore& atoms, const Box& from, const Box& to) {
+  AtomStore a = atoms;
+  const double s = to.length(0) / from.length(0);
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    a.x[i] = to.lo[0] + s * (a.x[i] - from.lo[0]);
+    a.y[i] = to.lo[1] + s * (a.y[i] - from.lo[1]);
+    a.z[i] = to.lo[2] + s * (a.z[i] - from.lo[2]);
+  }
+  return a;
+}
+
+// What the margin means for the run: the box it plans for, and whether the
+// run's rank grid and the one-image rule still hold there (the run stops
+// with exit 3 where they do not).
+std::string margin_lines(const Deck& deck, const Box& low, double margin, const RankGrid& grid, double reach) {
+  if (margin <= 0) return "";
+  std::string out = fmt::format(
+      "Box margin {:g}% of the volume (--box-margin{}): the figures below are for the box shrunk to "
+      "{:g} x {:g} x {:g}\n",
+      100 * margin, deck.integrator.barostat() ? "; npt/nph move the box" : "", low.length(0), low.length(1),
+      low.length(2));
+  for (int d = 0; d < 3; ++d) {
+    const double side = low.length(d) / grid.n[d];
+    if (grid.n[d] > 1 && side < reach)
+      out += fmt::format(
+          "  warning: there, the {} ranks along {} hold sub-boxes {:g} thick, thinner than cutoff + skin = {:g}: "
+          "the run would stop (exit 3) before the box got that small; use fewer GPUs\n",
+          grid.n[d], "xyz"[d], side, reach);
+    else if (low.length(d) < 2 * reach)
+      out += fmt::format(
+          "  warning: there, the box is {:g} along {}, less than 2 x (cutoff + skin) = {:g}: the run would stop "
+          "(exit 3) before the box got that small\n",
+          low.length(d), "xyz"[d], 2 * reach);
+  }
+  return out;
+}
+
+}  // namespace
+
 Link parse_link(const std::string& text) {
   Link l;
   const std::size_t comma = text.find(',');
@@ -235,17 +285,24 @@ Link parse_link(const std::string& text) {
   return l;
 }
 
-std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures, const Link& link) {
+std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures, const Link& link,
+                      double box_margin) {
   if (gpus < 1) throw InputError(fmt::format("--gpus must be at least 1, got {}", gpus));
   if (nodes < 1 || gpus % nodes != 0)
     throw InputError(fmt::format("--nodes must divide --gpus ({} GPUs on {} nodes)", gpus, nodes));
   Simulation sim(deck);  // builds and checks the system exactly as a run would
   const Box& box = sim.box();
   const double reach = sim.reach();
-  const RankGrid grid = choose_rank_grid(gpus, box, reach);
-  const auto counts = count_per_rank(sim.atoms(), box, grid, reach);
+  const RankGrid grid = choose_rank_grid(gpus, box, reach);  // the run's choice, for the deck's box
+  // A barostat moves the box: the figures are those of the box shrunk by the
+  // margin, where the atoms are densest, the lists longest and the
+  // sub-boxes thinnest (a growing box only lowers them).
+  const double margin = box_margin >= 0 ? box_margin : deck.integrator.barostat() ? kBarostatBoxMargin : 0;
+  if (!(margin < 1)) throw InputError(fmt::format("--box-margin must be at least 0 and below 1, got {:g}", margin));
+  const Box low = shrunk(box, margin);
+  const auto counts = count_per_rank(margin > 0 ? shrunk(sim.atoms(), box, low) : sim.atoms(), low, grid, reach);
 
-  const double density = static_cast<double>(sim.natoms()) / box.volume();
+  const double density = static_cast<double>(sim.natoms()) / low.volume();
   const double neighbours = 4.0 / 3.0 * M_PI * reach * reach * reach * density;
   const std::string& layout = deck.neighbor.layout;
 
@@ -254,7 +311,9 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
                   nodes, nodes > 1 ? "s" : "", gpus / nodes, gpus / nodes > 1 ? "s" : "");
   out += fmt::format("System     {} atoms, box {:g} x {:g} x {:g}, cutoff + skin {:g} ({:.0f} neighbours per atom)\n",
                      sim.natoms(), box.length(0), box.length(1), box.length(2), reach, neighbours);
-  out += fmt::format("Rank grid  {} (chosen for the smallest halo)\n\n", grid.str());
+  out += fmt::format("Rank grid  {} (chosen for the smallest halo)\n", grid.str());
+  out += margin_lines(deck, low, margin, grid, reach);
+  out += "\n";
   out += fmt::format("{:>6} {:>12} {:>14} {:>12} {:>12} {:>12} {:>14}\n", "rank", "grid cell", "atoms", "ghosts",
                      "ghost/atom", "GPU memory", "halo in/step");
   long long max_local = 0, max_ghost = 0, max_received = 0;

@@ -24,7 +24,12 @@ struct Link {
 };
 Link parse_link(const std::string& text);  // "450" or "450,3"; InputError otherwise
 
-std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures, const Link& link = {});
+// `box_margin`: the fraction of its volume the box may lose during the run
+// (`--box-margin`); the counts and memory are for that smaller box. Negative:
+// kBarostatBoxMargin for npt and nph, 0 for a fixed box.
+constexpr double kBarostatBoxMargin = 0.1;
+std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figures, const Link& link = {},
+                      double box_margin = -1);
 
 // Atoms each rank of grid `g` would own, and the periodic images within
 // `reach` of its sub-box it would hold as ghosts. Rank r = (cz * ny + cy) * nx + cx.

@@ -325,6 +325,12 @@ void Simulation::move_box(const Box& box) {
   box_ = box;
   sub_ = comm_.parallel() ? tessera::sub_domain(box_, grid_, cell_) : SubDomain::whole(box_);
   std::string thin;
+  // The rule the deck's box is held to (system/build_system.cpp): one image
+  // of each neighbour, which the halo and the periodic ghosts rely on.
+  for (int d = 0; d < 3 && thin.empty() && comm_.rank() == 0; ++d)
+    if (2 * reach_ > box_.length(d))
+      thin = fmt::format("step {}: the box shrank to {:.10g} along {}, less than 2 x (cutoff + skin) = {:g}", step_,
+                         box_.length(d), "xyz"[d], 2 * reach_);
   for (int d = 0; d < 3 && thin.empty(); ++d)
     if (grid_.n[d] > 1 && sub_.hi[d] - sub_.lo[d] < reach_)
       thin = fmt::format("step {}: the box changed to {:.10g} along {}: rank {}'s sub-box is {:.10g} thick, thinner "
@@ -381,12 +387,25 @@ void Simulation::check_motion() const {
                                            a.id[i], a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], limit));
 }
 
+void Simulation::check_volume_change(double before) const {
+  const double now = box_.volume();
+  const double limit = deck_.integrator.max_volume_change;
+  if (!(std::abs(now / before - 1) > limit)) return;
+  // Every rank holds the same box: rank 0 says why, the others stop quietly.
+  throw SimulationError(comm_.rank() != 0 ? ""
+                                          : fmt::format("step {}: the volume changed from {:.10g} to {:.10g} in one "
+                                                        "step, by more than integrator.max_volume_change = {:g} of "
+                                                        "it; the barostat is unstable (pressure_damping too short?)",
+                                                        step_, before, now, limit));
+}
+
 // The pieces of verlet_step on this rank's atoms, each in its timer phase.
 struct Simulation::Stepping {
   Simulation& s;
   Cell cell{s};
   void initial() {
     s.timers_.next(Phase::kIntegrate);
+    volume = s.box_.volume();
     if (s.device_) {
       s.integrator_.initial(s.device_->ops(), cell, s.step_);
       s.device_changed(false);
@@ -394,7 +413,9 @@ struct Simulation::Stepping {
       CpuAtomOps ops(s.atoms_);
       s.integrator_.initial(ops, cell, s.step_);
     }
+    if (s.integrator_.spec().barostat()) s.check_volume_change(volume);
   }
+  double volume = 0;  // at the start of the step
   void check_motion() {
     s.timers_.next(Phase::kNeighbor);
     s.check_motion();
@@ -433,10 +454,12 @@ struct Simulation::Stepping {
   void final() {
     if (!s.device_) {
       CpuAtomOps ops(s.atoms_);
-      return s.integrator_.final(ops, cell);
+      s.integrator_.final(ops, cell);
+    } else {
+      s.integrator_.final(s.device_->ops(), cell);
+      s.device_changed(false);
     }
-    s.integrator_.final(s.device_->ops(), cell);
-    s.device_changed(false);
+    if (s.integrator_.spec().barostat()) s.check_volume_change(volume);
   }
 };
 

@@ -205,6 +205,9 @@ class Simulation {
   void setup_integrator();
   bool rebuild_due();
   void check_motion() const;
+  // Stops the run when this step changed the volume from `before` by more
+  // than integrator.max_volume_change allows.
+  void check_volume_change(double before) const;
   void verify_atoms() const;
   // HaloExchange::migrate, its errors naming the step.
   void migrate(HaloAtoms& atoms);

@@ -3,7 +3,8 @@
 # on 4 ranks stacked along z. Balancing by atom count moves the cut planes
 # until every rank holds about the same number of atoms; balancing by
 # measured time keeps every atom too. Either way the thermo is the one-rank
-# thermo to 1e-10, and a balanced run restarts bitwise exactly on its grid.
+# thermo to 1e-10, also under npt, whose box moves the planes; and a
+# balanced run restarts bitwise exactly on its grid.
 set -uo pipefail
 # shellcheck source=/dev/null
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -98,6 +99,32 @@ mpi 4 time100.yaml > time100.out 2>&1
 check "balanced by time: exit 0 (every atom kept)" test $? -eq 0
 check "balanced by time: planes moved" grep -q "load balance by pair + neighbour time" time100.out
 check "balanced by time: thermo equals one rank's to 1e-10" close_thermo serial.csv time100.csv
+
+# A moving box (npt, aniso): the box shrinks along z, where the film meets
+# the vacuum, and the planes balanced by atom count move with it (they are
+# kept as fractions of the box). The thermo, volume included, is one rank's.
+npt="integrator: {style: npt, dt: 0.005, temperature: 1.0, damping: 0.5, pressure: 1.0, pressure_damping: 0.5, coupling: aniso}"
+deck npt-serial 100
+deck npt100 100 "load_balance: {every: 20, by: atoms}"
+for f in npt-serial npt100; do
+  sed -i -e "s/^integrator: .*/$npt/" -e "s/thermo: {every: 5, file: \(.*\).csv, screen: false}/thermo: {every: 5, file: \1.csv, screen: false, columns: [step, temp, pe, etotal, press, vol, lz]}/" "$f.yaml"
+done
+"$bin" run npt-serial.yaml --threads 1 > npt-serial.out 2>&1
+check "npt, one rank: exit 0" test $? -eq 0
+mpi 4 npt100.yaml > npt100.out 2>&1
+check "npt, balanced by atoms: exit 0" test $? -eq 0
+check "npt, balanced by atoms: planes moved" grep -q "load balance by atom count" npt100.out
+check "npt: the box shrank along z by more than 1%" awk -F, 'NR == 2 { z0 = $7 } END { exit !($7 < 0.99 * z0) }' npt100.csv
+check "npt, balanced by atoms: thermo (volume included) equals one rank's to 1e-10" \
+  $py - npt-serial.csv npt100.csv <<'PY'
+import sys
+import numpy as np
+a, b = (np.genfromtxt(p, delimiter=",", names=True) for p in sys.argv[1:3])
+assert a["step"].tolist() == b["step"].tolist(), "different steps"
+worst = max(float(np.max(np.abs(a[c] - b[c]) / np.abs(a[c]))) for c in ("temp", "pe", "etotal", "press", "vol", "lz"))
+print(f"  max relative difference {worst:.2e} over {len(a)} rows")
+sys.exit(0 if worst <= 1e-10 else 1)
+PY
 
 # Exact restart on a balanced grid: the checkpoint keeps the planes.
 deck straight 200 "load_balance: {every: 20, by: atoms}" straight straight.ckpt

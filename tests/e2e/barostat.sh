@@ -3,6 +3,8 @@
 # box moves every sub-box, halo and cell grid, so the thermo (volume
 # included) equals one rank's to 1e-10 for 20 steps, iso and aniso; the
 # device pipeline (Thrust's OpenMP system, tessera_hostdev) gives the CPU's.
+# A barostat that moves the box too far stops the run (exit 3) at the step
+# that did it, keeping the checkpoints written before.
 # Usage: barostat.sh TESSERA TESSERA_HOSTDEV SOURCE_DIR
 set -uo pipefail
 # shellcheck source=/dev/null
@@ -37,5 +39,30 @@ raise SystemExit(0 if abs(t['vol'][-1] / t['vol'][0] - 1) > 1e-3 else 1)"
   check "$coupling, device pipeline: exit 0" test $? -eq 0
   check "$coupling, device pipeline: thermo and box equal the CPU's to 1e-10" same_thermo "$coupling.1.csv" "$coupling.csv" 21
 done
+
+# A barostat driven too hard (the target pressure ramped to 2,000 over 200
+# steps): the run stops with exit 3 at the first step that breaks a limit,
+# naming the step and the value, and the checkpoints before it stay good.
+# fail_case NAME MAX_VOLUME_CHANGE PATTERN
+fail_case() {
+  lj_deck "$1.yaml" --steps 200 --cells 4 \
+    --integrator "{style: npt, dt: 0.005, temperature: 1.44, damping: 0.2, pressure: [1.0, 2000.0], pressure_damping: 2.0, max_volume_change: $2}" \
+    "thermo: {every: 1, file: $1.csv, columns: [step, vol, lx]}" "checkpoint: {every: 5, path: $1.ckpt}"
+  "$bin" run "$1.yaml" > "$1.out" 2>&1
+  check "$1: exit 3" test $? -eq 3
+  check "$1: names the step and the value" grep -Eq "^tessera: simulation stopped: step [0-9]+: $3" "$1.out"
+  local bad last
+  bad=$(sed -nE 's/^tessera: simulation stopped: step ([0-9]+):.*/\1/p' "$1.out")
+  last=$(find "$1.ckpt" -name 'ckpt-*.h5' | sort | tail -n 1)
+  check "$1: stopped after a checkpoint (step $bad)" test -n "$last" -a "${bad:-0}" -gt 5
+  check "$1: no checkpoint at or after the bad step" test "$(basename "$last" .h5 | sed 's/ckpt-0*//')" -lt "${bad:-0}"
+  sed 's/run: {steps: 200/run: {steps: 0/' "$1.yaml" > "$1-check.yaml"
+  "$bin" run "$1-check.yaml" --restart "$last" > "$1-check.out" 2>&1
+  check "$1: the last checkpoint verifies (refused only as past run.steps)" grep -q "past run.steps = 0" "$1-check.out"
+}
+# 1% per step: broken at step 12 (the volume falls 1.1% in it).
+fail_case volume 0.01 "the volume changed from [0-9.]+ to [0-9.]+ in one step, by more than integrator.max_volume_change = 0.01"
+# The default 5%: the box reaches twice cutoff + skin first, at step 43.
+fail_case shrink 0.05 "the box shrank to [0-9.]+ along x, less than 2 x \\(cutoff \\+ skin\\) = 5.6"
 
 exit $fail

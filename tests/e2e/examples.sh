@@ -12,6 +12,12 @@
 #                    conserves the total energy (the NVT part does not); its
 #                    in-engine MSD starts at the restart and shows a liquid's
 #                    diffusion, its g(r) a liquid's first peak
+#   lj-npt/nve       npt finds LAMMPS's density of the liquid at T = 1, P = 1
+#                    (3%), its mean pressure the target, and keeps econserve
+#                    (not etotal); NVE from its checkpoint runs in the
+#                    barostat's final box and conserves the total energy
+#   morse-npt-melt   the box expands as the crystal heats, and the atoms that
+#                    only vibrated at the start diffuse at the end
 #   lj-sweep         through slurm/temperature-sweep.sbatch (srun stubbed): the
 #                    final temperatures are ordered like the targets, each
 #                    within 10%
@@ -27,7 +33,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 export OMP_NUM_THREADS=1
 
-for deck in lj-slab morse-heat lj-nvt-equilibrate lj-nve-production lj-sweep; do
+for deck in lj-slab morse-heat lj-nvt-equilibrate lj-nve-production lj-sweep lj-npt-equilibrate lj-npt-nve-production morse-npt-melt; do
   "$bin" validate "$src/inputs/$deck.yaml" > "validate-$deck.txt" 2>&1
   check "inputs/$deck.yaml validates at full size" test $? -eq 0
 done
@@ -166,6 +172,85 @@ check "nve: engine MSD of a liquid (0.02 < D < 0.1), g(r) peak near 1.07 sigma" 
 cat analysis.txt
 cd .. || exit 1
 
+# --- NPT equilibration, then NVE production in the barostat's box ---------
+mkdir npt-nve && cd npt-nve || exit 1
+for d in lj-npt-equilibrate lj-npt-nve-production; do
+  sed -e 's/cells: \[10, 10, 10\]/cells: [6, 6, 6]/' -e 's/steps: 10000/steps: 2000/' -e 's/steps: 15000/steps: 3000/' \
+    "$src/inputs/$d.yaml" > "$d.yaml"
+done
+"$bin" run lj-npt-equilibrate.yaml > npt.txt 2>&1
+check "npt: run exits 0" test $? -eq 0
+# LAMMPS fix npt on the full-size deck: mean density 0.752 over steps
+# 5,000-10,000 (inputs/lj-npt-equilibrate.yaml's header). 864 atoms
+# fluctuate by about 1% in volume, and their mean over 1,000 steps much less.
+rho=$(mean_column lj-npt.thermo.csv 8 1000 2000)
+p=$(mean_column lj-npt.thermo.csv 6 1000 2000)
+echo "  npt: mean density $rho, mean pressure $p over steps 1000-2000 (target P 1.0)"
+check "npt: the liquid's density at T = 1, P = 1 (0.752, 3%)" within "$rho" 0.752 0.03
+check "npt: mean pressure at the target (0.2)" within "$p" 1.0 0.2
+spread() {  # spread FILE COLUMN: max - min over steps >= 500
+  awk -F, -v c="$2" 'NR > 1 && $1 >= 500 { if (!n++) lo = hi = $c; if ($c < lo) lo = $c; if ($c > hi) hi = $c }
+    END { printf "%.3g\n", hi - lo }' "$1"
+}
+econs=$(spread lj-npt.thermo.csv 9)
+etot=$(spread lj-npt.thermo.csv 5)
+# LAMMPS fix npt on this 864-atom deck: etotal + ecouple spreads by 0.010 per
+# atom over steps 500-2000, etotal by 0.7 (the barostat does work on it).
+echo "  npt: spread over steps 500-2000 of econserve $econs, of etotal $etot (per atom)"
+check "npt: econserve conserved, etotal not (spread < 5% of etotal's)" \
+  awk -v a="$econs" -v b="$etot" 'BEGIN { exit !(a < 0.05 * b && b > 0.1) }'
+"$bin" run lj-npt-nve-production.yaml --restart lj-npt.ckpt/ckpt-000000002000.h5 > nve.txt 2>&1
+check "npt-nve: run from the npt checkpoint exits 0" test $? -eq 0
+v_npt=$(tail -n 1 lj-npt.thermo.csv | cut -d, -f7)
+v_nve=$(sed -n 2p lj-npt-nve.thermo.csv | cut -d, -f7)
+check "npt-nve: continues in the barostat's final box (volume $v_npt)" \
+  awk -v a="$v_npt" -v b="$v_nve" 'BEGIN { exit !(a == b) }'
+check "npt-nve: the box stays put in NVE" \
+  awk -F, -v v="$v_nve" 'NR > 1 && $7 != v { bad = 1 } END { exit bad }' lj-npt-nve.thermo.csv
+e0=$(tail -n 1 lj-npt.thermo.csv | cut -d, -f5)
+nve_drift=$(drift lj-npt-nve.thermo.csv "$e0")
+p=$(mean_column lj-npt-nve.thermo.csv 6 2000 3000)
+echo "  npt-nve: max |E - E(2000)| per atom $nve_drift, mean pressure $p"
+check "npt-nve: total energy conserved within 2e-3 per atom" awk -v d="$nve_drift" 'BEGIN { exit !(d < 2e-3) }'
+check "npt-nve: pressure stays near the npt target (0.3)" within "$p" 1.0 0.3
+cd .. || exit 1
+
+# --- Morse crystal heated through melting at constant pressure ------------
+mkdir morse-npt && cd morse-npt || exit 1
+sed -e 's/cells: \[10, 10, 10\]/cells: [5, 5, 5]/' -e 's/steps: 20000/steps: 4000/' \
+  "$src/inputs/morse-npt-melt.yaml" > morse-npt-melt.yaml
+"$bin" run morse-npt-melt.yaml > run.txt 2>&1
+check "morse-npt: run exits 0" test $? -eq 0
+rho0=$(mean_column morse-npt.thermo.csv 8 -1 500)
+rho1=$(mean_column morse-npt.thermo.csv 8 3500 4000)
+echo "  morse-npt: mean density $rho0 over steps 0-500, $rho1 over steps 3500-4000"
+check "morse-npt: the box expanded, the melt 15% less dense than the crystal" \
+  awk -v a="$rho0" -v b="$rho1" 'BEGIN { exit !(b < 0.85 * a) }'
+# Solid at the start, liquid at the end: the atoms' displacements over 500
+# steps (2.5 tau), the box's own stretching taken out (fractional
+# coordinates, scaled by the later box).
+$py - > msd.txt 2>&1 <<'EOF'
+import h5py
+import numpy as np
+with h5py.File("morse-npt.h5md", "r") as f:
+    pos = f["particles/trajectory/position/value"][()]
+    img = f["particles/trajectory/image/value"][()]
+    box = np.diagonal(f["particles/trajectory/box/edges/value"][()], axis1=1, axis2=2)
+    steps = f["particles/trajectory/position/step"][()].tolist()
+assert steps == list(range(0, 4001, 500)), steps
+def msd(a, b):
+    s = [(pos[k] + img[k] * box[k]) / box[k] for k in (a, b)]
+    d = (s[1] - s[0]) * box[b]
+    d -= d.mean(axis=0)
+    return (d ** 2).sum(axis=1).mean()
+early, late = msd(0, 1), msd(7, 8)
+print(f"  morse-npt: msd over 500 steps {early:.4f} at the start, {late:.3f} at the end")
+assert early < 0.05 and late > 0.3, (early, late)
+EOF
+check "morse-npt: atoms vibrate at the start (msd < 0.05), diffuse at the end (> 0.3)" test $? -eq 0
+cat msd.txt
+cd .. || exit 1
+
 # --- temperature sweep through the real job script, srun stubbed ---------
 mkdir sweep && cd sweep || exit 1
 mkdir stub && printf '#!/bin/sh\nexec "$@"\n' > stub/srun && chmod +x stub/srun
@@ -193,7 +278,7 @@ check "sweep: each within 10% of its target" test $ok -eq 0
 cd .. || exit 1
 
 if ((fail)); then
-  for f in slab/run.txt morse/run.txt ramp/ramp.txt nvt-nve/nvt.txt nvt-nve/nve.txt sweep/task*.txt; do
+  for f in slab/run.txt morse/run.txt ramp/ramp.txt nvt-nve/nvt.txt nvt-nve/nve.txt npt-nve/npt.txt npt-nve/nve.txt morse-npt/run.txt sweep/task*.txt; do
     echo "--- $f"; tail -n 15 "$f"
   done
 fi

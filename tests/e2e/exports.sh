@@ -6,6 +6,8 @@
 #    steps, times, box, ids, types, and positions, image flags, velocities and
 #    forces bit for bit (MDAnalysis to its float32). A value one ulp off is
 #    noticed.
+#  - Under npt (aniso) every frame of H5MD, dump and XYZ carries that step's
+#    box, the thermo's lx ly lz; MDAnalysis reads it per frame from H5MD too.
 #  - 20 steps + restart + 20 steps write the same bytes as 40 straight, also
 #    after a run that died past its last checkpoint (frames after it, half a
 #    frame and half a thermo line at the end). A file with other columns is
@@ -150,6 +152,38 @@ $py "$checker" one.h5md bumped.lammpstrj one.xyz 0.005 Ar Kr > bumped-dump.out 2
 check "readers: an x one ulp off in the dump is noticed" test $? -eq 1
 $py "$checker" one.h5md one.lammpstrj bumped.xyz 0.005 Ar Kr > bumped-xyz.out 2>&1
 check "readers: a vy one ulp off in the XYZ is noticed" test $? -eq 1
+
+# A moving box (npt, aniso: each side its own): every frame of H5MD, dump
+# and XYZ carries that frame's box, which is the thermo's lx ly lz at that
+# step, and MDAnalysis reads it per frame from the H5MD file too.
+deck npt.yaml 40 npt
+sed -i -e 's/^integrator: .*/integrator: {style: npt, dt: 0.005, temperature: 1.44, damping: 0.2, pressure: 2.0, pressure_damping: 0.25, coupling: aniso}/' \
+  -e 's/thermo: {every: 10, file: npt.csv, screen: false}/thermo: {every: 10, file: npt.csv, screen: false, columns: [step, lx, ly, lz]}/' npt.yaml
+run_ranks 1 npt.yaml > npt.out 2>&1
+check "npt: exit 0" test $? -eq 0
+check "npt: dump and XYZ give back the H5MD frames, box included" $py "$checker" npt.h5md npt.lammpstrj npt.xyz 0.005 Ar Kr
+check "npt: each frame's box is the thermo's lx ly lz, and MDAnalysis reads it from H5MD" $py - npt.h5md npt.csv <<'PY'
+import sys, warnings
+import h5py
+import numpy as np
+warnings.simplefilter("ignore")
+import MDAnalysis as mda
+with h5py.File(sys.argv[1], "r") as f:
+    box = f["particles/trajectory/box"]
+    edges, steps = np.diagonal(box["edges/value"][()], axis1=1, axis2=2), box["edges/step"][()]
+thermo = np.genfromtxt(sys.argv[2], delimiter=",", names=True)
+assert steps.tolist() == thermo["step"].astype(int).tolist() == [0, 10, 20, 30, 40], steps
+lengths = np.column_stack([thermo["lx"], thermo["ly"], thermo["lz"]])
+assert edges.shape == (5, 3) and np.array_equal(edges, lengths), (edges, lengths)
+assert np.all(np.abs(edges[-1] / edges[0] - 1) > 1e-3), "the box did not move"
+# The documented read (docs/checkpoints.md): the topology written beside the
+# trajectory; LJ units carry no H5MD unit attributes to convert.
+u = mda.Universe(sys.argv[1].replace(".h5md", ".data"), sys.argv[1], convert_units=False)
+dims = np.array([ts.dimensions.copy() for ts in u.trajectory])
+assert dims.shape == (5, 6) and np.allclose(dims[:, 3:], 90.0), dims
+assert np.all(np.abs(dims[:, :3] / edges - 1) <= 1e-6), (dims, edges)
+print(f"  npt: box per frame from {edges[0]} to {edges[-1]}; MDAnalysis H5MD agrees to float32")
+PY
 
 # Restart: 40 steps straight, 20 + 20.
 deck straight.yaml 40 straight

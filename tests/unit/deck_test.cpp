@@ -134,6 +134,13 @@ TEST_CASE("bad npt, nph and thermo columns name the key", "[deck][barostat]") {
       {test::replace(npt, "style: npt", "style: nph"), "integrator.temperature: unknown key"},
       {test::replace(npt, "pressure_damping: 1.0}", "pressure_damping: 1.0, drag: -1}"),
        "integrator.drag: must be >= 0, got -1"},
+      {test::replace(npt, "pressure_damping: 1.0}", "pressure_damping: 1.0, max_volume_change: 0}"),
+       "integrator.max_volume_change: must be a fraction > 0 and < 1, got 0"},
+      {test::replace(npt, "pressure_damping: 1.0}", "pressure_damping: 1.0, max_volume_change: 1.5}"),
+       "integrator.max_volume_change: must be a fraction > 0 and < 1, got 1.5"},
+      {test::replace(npt, "style: npt, dt: 0.005, temperature: 1.0, damping: 0.5, pressure: 1.0, pressure_damping: 1.0}",
+                     "style: nose-hoover, dt: 0.005, temperature: 1.0, damping: 0.5, max_volume_change: 0.1}"),
+       "integrator.max_volume_change: unknown key"},
       {kGood + "output: {thermo: {columns: [step, volume]}}\n",
        "output.thermo.columns[1]: unknown thermo column 'volume' (known: step, temp"},
       {kGood + "output: {thermo: {columns: [step, vol, vol]}}\n", "output.thermo.columns[2]: column 'vol' is listed twice"},
@@ -148,6 +155,7 @@ TEST_CASE("bad npt, nph and thermo columns name the key", "[deck][barostat]") {
   CHECK(d.integrator.pressure_stop == 2.5);
   CHECK(d.integrator.temperature_stop == 1.0);
   CHECK(d.integrator.ramp_steps == 10);
+  CHECK(d.integrator.max_volume_change == 0.05);
   CHECK(d.thermo.columns.back() == "vol");
 }
 

@@ -44,3 +44,36 @@ TEST_CASE("plan's atom and ghost counts agree with the engine", "[plan]") {
   }
   CHECK(owned == sim.natoms());
 }
+
+// The part of a plan after `key`, to the end of its line.
+static std::string plan_line(const std::string& plan, const std::string& key) {
+  const auto at = plan.find(key);
+  REQUIRE(at != std::string::npos);
+  return plan.substr(at, plan.find('\n', at) - at);
+}
+
+TEST_CASE("plan allows for the box to shrink by a margin under a barostat", "[plan][barostat]") {
+  const std::string npt = "{style: npt, temperature: 1.0, damping: 0.5, pressure: 1.0, pressure_damping: 2.5}";
+  const Deck d = test::deck_from(test::lj_lattice_yaml(8, 1.0, 100, npt));
+  const Figures none{{}, "none.csv"};
+  // npt's default margin, 10% of the volume: the atoms, ghosts and memory of
+  // the largest rank are those of the same lattice 10% denser, planned with
+  // no margin.
+  const std::string with = make_plan(d, 8, 1, none);
+  CHECK_THAT(with, Catch::Contains("Box margin 10% of the volume (--box-margin; npt/nph move the box)"));
+  const Deck dense = test::deck_from(test::replace(test::lj_lattice_yaml(8, 1.0, 100, "{style: nve}"),
+                                                   "density: 0.8442", fmt::format("density: {:.17g}", 0.8442 / 0.9)));
+  const std::string expect = make_plan(dense, 8, 1, none);
+  CHECK_THAT(expect, !Catch::Contains("Box margin"));
+  CHECK(plan_line(with, "Largest rank:") == plan_line(expect, "Largest rank:"));
+  // No margin: the deck's own box, which holds fewer ghosts per rank.
+  const std::string fixed = make_plan(d, 8, 1, none, {}, 0);
+  CHECK_THAT(fixed, !Catch::Contains("Box margin"));
+  CHECK(plan_line(fixed, "Largest rank:") != plan_line(with, "Largest rank:"));
+  // 64 ranks cut the 13.4-sigma box into 3.36-sigma sub-boxes: thick enough
+  // as it is, thinner than cutoff + skin (2.8) once it lost half its volume.
+  CHECK_THAT(make_plan(d, 64, 1, none), !Catch::Contains("warning: there"));
+  CHECK_THAT(make_plan(d, 64, 1, none, {}, 0.5),
+             Catch::Contains("warning: there, the 4 ranks along x hold sub-boxes 2.6"));
+  CHECK_THROWS_WITH(make_plan(d, 8, 1, none, {}, 1.0), Catch::Contains("--box-margin must be at least 0 and below 1"));
+}
