@@ -10,7 +10,7 @@ namespace tessera {
 
 // How outputs name each quantity's unit.
 struct UnitNames {
-  std::string energy, length, time, mass, temperature, pressure;
+  std::string energy, length, time, mass, temperature, pressure, density;
 };
 
 struct Units {
@@ -22,10 +22,14 @@ struct Units {
   double mv2d;          // mass / volume to density
   double dt_default;    // integrator.dt when the deck gives none
   double skin_default;  // neighbor.skin when the deck gives none
+  double time_in_ns;    // one time unit in ns, for ns/day; 0 in reduced units (tau/day)
   // Thermo energies per atom (LAMMPS's thermo_modify norm, whose default is
   // yes for lj only); otherwise totals.
   bool normalize_thermo;
-  UnitNames symbols;  // for people: messages, summaries
+  // Reduced units (lj): every quantity a pure number in the model's own
+  // scale, so outputs carry no unit labels; physical systems label them.
+  bool reduced;
+  UnitNames symbols;  // for people: messages, summaries, output headers
   // The strings H5MD's units module accepts ("nm", "ps"); empty where H5MD
   // has none, as for every lj unit: then no `unit` attribute is written.
   UnitNames h5md;

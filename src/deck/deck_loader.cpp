@@ -157,6 +157,10 @@ SystemSpec read_system(const YamlSection& s, const std::string& deck_dir, const 
     if (highest > sys.ntypes)
       throw_at(sys.lattice->basis_types_at,
                fmt::format("type {} is above the {} atom type(s) of the system", highest, sys.ntypes));
+    // A mass of 1 is the natural default only where it is the unit (lj); in
+    // g/mol no default is right for every element.
+    if (sys.masses.empty() && !units.reduced)
+      s.fail_here(fmt::format("a lattice in {} units needs 'masses' (g/mol), one per atom type", units.name));
     if (sys.masses.empty()) sys.masses.assign(sys.ntypes + 1, 1.0);
   } else {
     const std::string f = s.string("read_data");

@@ -319,6 +319,18 @@ void write_attr_string(hid_t obj, const std::string& name, const std::string& va
   check_status(H5Awrite(attr, type, value.empty() ? "" : value.data()), "cannot write attribute " + name);
 }
 
+void write_attr_vlen_string(hid_t obj, const std::string& name, const std::string& value) {
+  Handle type(check(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+  check_status(H5Tset_size(type, H5T_VARIABLE), "H5Tset_size");
+  check_status(H5Tset_cset(type, H5T_CSET_UTF8), "H5Tset_cset");
+  Handle space(check(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
+  Handle attr(
+      check(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "cannot create attribute " + name),
+      H5Aclose);
+  const char* text = value.c_str();
+  check_status(H5Awrite(attr, type, &text), "cannot write attribute " + name);
+}
+
 std::string read_attr_string(hid_t obj, const std::string& name) {
   if (!has_attr(obj, name)) throw H5Error("attribute '" + name + "' is missing");
   Handle attr(check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "cannot open attribute " + name), H5Aclose);

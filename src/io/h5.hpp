@@ -125,6 +125,9 @@ void write_attr(hid_t obj, const std::string& name, T value);
 template <class T>
 T read_attr(hid_t obj, const std::string& name);
 void write_attr_string(hid_t obj, const std::string& name, const std::string& value);
+// A variable-length UTF-8 string, which Python readers (h5py) get as str, not
+// bytes: MDAnalysis compares H5MD `unit` attributes with str keys.
+void write_attr_vlen_string(hid_t obj, const std::string& name, const std::string& value);
 std::string read_attr_string(hid_t obj, const std::string& name);
 bool has_attr(hid_t obj, const std::string& name);
 template <class T>

@@ -271,6 +271,7 @@ struct H5mdWriter::Impl {
   std::string path;
   TrajectorySpec spec;
   std::string unit_system;  // Units::name
+  UnitNames h5md_units;     // Units::h5md: empty strings write no attribute
   long long natoms = 0;
   Handle file;  // declared before the timelines, so it closes after the objects in it
   Timeline particles;
@@ -309,6 +310,28 @@ struct H5mdWriter::Impl {
     rows.push_back({3, 3});
     return rows;
   }
+  // The H5MD units module's `unit` attribute of each value series, and of
+  // the shared time, where the unit system has strings for them.
+  std::string field_unit(const std::string& name) const {
+    const UnitNames& u = h5md_units;
+    const auto per = [](const std::string& a, const std::string& b) {
+      return a.empty() || b.empty() ? std::string() : a + " " + b + "-1";
+    };
+    if (name == "position" || name == "box/edges") return u.length;
+    if (name == "velocity") return per(u.length, u.time);
+    if (name == "force") return per(u.energy, u.length);
+    if (name == "temperature") return u.temperature;
+    if (name == "pressure") return u.pressure;
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, "_energy") == 0) return u.energy;
+    return "";
+  }
+  void write_units(hid_t parent, const std::vector<std::string>& names) const {
+    if (!h5md_units.time.empty())
+      h5::write_attr_vlen_string(open_dataset(parent, names[0] + "/time"), "unit", h5md_units.time);
+    for (const std::string& n : names)
+      if (const std::string u = field_unit(n); !u.empty())
+        h5::write_attr_vlen_string(open_dataset(parent, n + "/value"), "unit", u);
+  }
   static std::vector<std::string> observable_names() { return {kObservables, kObservables + kNumObservables}; }
   static std::vector<hid_t> observable_types() { return std::vector<hid_t>(kNumObservables, H5T_NATIVE_DOUBLE); }
   static std::vector<std::vector<hsize_t>> observable_rows() {
@@ -331,7 +354,9 @@ struct H5mdWriter::Impl {
       // quantity is a pure number in that system (lengths in sigma, times in
       // tau), so the per-dataset `unit` attributes, optional in the module,
       // are left out: H5MD has no symbol for sigma or tau (Units::h5md is
-      // empty), and MDAnalysis refuses any unit string it does not know.
+      // empty), and MDAnalysis refuses any unit string it does not know. In
+      // metal and real units the series get the attributes Units::h5md has
+      // strings for (write_units).
       Handle modules = h5::create_group(meta, "modules");
       Handle units = h5::create_group(modules, "units");
       h5::write_attr_array<std::int32_t>(units, "version", {1, 0});
@@ -347,6 +372,7 @@ struct H5mdWriter::Impl {
     h5::write_array(all, "species", types);
     h5::write_array(all, "id", ids);
     particles.create(all, kParticles, particle_names(), particle_types(), particle_rows());
+    write_units(all, particle_names());
     Handle parameters = h5::create_group(file, "parameters");
     // What the attribute-free values are measured in (see the header).
     h5::write_attr_string(parameters, "units", unit_system);
@@ -435,6 +461,7 @@ H5mdWriter::H5mdWriter(const TrajectorySpec& spec, const Units& units, long long
   m.path = spec.file;
   m.spec = spec;
   m.unit_system = units.name;
+  m.h5md_units = units.h5md;
   m.natoms = natoms;
   m.resume_step = resume_step;
   if (natoms < 0 || static_cast<long long>(ids.size()) != natoms || static_cast<long long>(types.size()) != natoms)
@@ -490,6 +517,7 @@ void H5mdWriter::write_observables(long step, double time, const ThermoValues& v
       Handle obs = m.observables_group();
       m.observables.create(obs, "observables", Impl::observable_names(), Impl::observable_types(),
                            Impl::observable_rows());
+      m.write_units(obs, Impl::observable_names());
     }
     const double values[kNumObservables] = {v.temp, v.pe, v.ke, v.etotal, v.press};
     std::vector<const void*> data;

@@ -65,8 +65,11 @@ std::string performance_summary(const Simulation& sim) {
   std::string s;
   s += fmt::format("\nLoop time of {:.6g} s for {} steps with {} atoms\n", loop, steps, sim.natoms());
   if (steps > 0 && loop > 0) {
-    s += fmt::format("Performance: {:.4g} atom-steps/s, {:.4g} steps/s, {:.4g} tau/day\n", n * steps / loop,
-                     steps / loop, steps * dt / loop * 86400.0);
+    // Simulated time per day as LAMMPS gives it: tau/day in lj, ns/day else.
+    const double per_day = steps * dt / loop * 86400.0;
+    const double ns = sim.units().time_in_ns;
+    s += fmt::format("Performance: {:.4g} atom-steps/s, {:.4g} steps/s, {:.4g} {}/day\n", n * steps / loop,
+                     steps / loop, ns > 0 ? per_day * ns : per_day, ns > 0 ? "ns" : "tau");
   }
   // This rank's atoms only: the summary is also printed when one rank stops
   // on an error, where nothing collective may run, and where the list may

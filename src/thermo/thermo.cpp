@@ -97,42 +97,61 @@ ThermoValues thermo_values(long step, const ThermoSums& s, long long natoms, dou
 namespace {
 constexpr const char* kThermoKey = "output.thermo.file";
 
+// What a column measures, for its unit.
+enum class Quantity { kNone, kTemperature, kEnergy, kPressure, kVolume, kDensity, kLength };
+
 // One column: its name (CSV header, deck), its screen heading (LAMMPS's),
-// and its value.
+// its value and what it measures.
 struct Column {
   const char* name;
   const char* heading;
   double (*value)(const ThermoValues&);
   bool tensor;
+  Quantity quantity;
 };
 
 const Column kColumns[] = {
-    {"step", "Step", [](const ThermoValues& v) { return static_cast<double>(v.step); }, false},
-    {"temp", "Temp", [](const ThermoValues& v) { return v.temp; }, false},
-    {"pe", "PotEng", [](const ThermoValues& v) { return v.pe; }, false},
-    {"ke", "KinEng", [](const ThermoValues& v) { return v.ke; }, false},
-    {"etotal", "TotEng", [](const ThermoValues& v) { return v.etotal; }, false},
-    {"press", "Press", [](const ThermoValues& v) { return v.press; }, false},
-    {"econserve", "EConserve", [](const ThermoValues& v) { return v.econserve; }, false},
-    {"ecouple", "Ecouple", [](const ThermoValues& v) { return v.ecouple; }, false},
-    {"vol", "Volume", [](const ThermoValues& v) { return v.vol; }, false},
-    {"density", "Density", [](const ThermoValues& v) { return v.density; }, false},
-    {"lx", "Lx", [](const ThermoValues& v) { return v.lx; }, false},
-    {"ly", "Ly", [](const ThermoValues& v) { return v.ly; }, false},
-    {"lz", "Lz", [](const ThermoValues& v) { return v.lz; }, false},
-    {"enthalpy", "Enthalpy", [](const ThermoValues& v) { return v.enthalpy; }, false},
-    {"pxx", "Pxx", [](const ThermoValues& v) { return v.pxx; }, true},
-    {"pyy", "Pyy", [](const ThermoValues& v) { return v.pyy; }, true},
-    {"pzz", "Pzz", [](const ThermoValues& v) { return v.pzz; }, true},
-    {"pxy", "Pxy", [](const ThermoValues& v) { return v.pxy; }, true},
-    {"pxz", "Pxz", [](const ThermoValues& v) { return v.pxz; }, true},
-    {"pyz", "Pyz", [](const ThermoValues& v) { return v.pyz; }, true},
+    {"step", "Step", [](const ThermoValues& v) { return static_cast<double>(v.step); }, false, Quantity::kNone},
+    {"temp", "Temp", [](const ThermoValues& v) { return v.temp; }, false, Quantity::kTemperature},
+    {"pe", "PotEng", [](const ThermoValues& v) { return v.pe; }, false, Quantity::kEnergy},
+    {"ke", "KinEng", [](const ThermoValues& v) { return v.ke; }, false, Quantity::kEnergy},
+    {"etotal", "TotEng", [](const ThermoValues& v) { return v.etotal; }, false, Quantity::kEnergy},
+    {"press", "Press", [](const ThermoValues& v) { return v.press; }, false, Quantity::kPressure},
+    {"econserve", "EConserve", [](const ThermoValues& v) { return v.econserve; }, false, Quantity::kEnergy},
+    {"ecouple", "Ecouple", [](const ThermoValues& v) { return v.ecouple; }, false, Quantity::kEnergy},
+    {"vol", "Volume", [](const ThermoValues& v) { return v.vol; }, false, Quantity::kVolume},
+    {"density", "Density", [](const ThermoValues& v) { return v.density; }, false, Quantity::kDensity},
+    {"lx", "Lx", [](const ThermoValues& v) { return v.lx; }, false, Quantity::kLength},
+    {"ly", "Ly", [](const ThermoValues& v) { return v.ly; }, false, Quantity::kLength},
+    {"lz", "Lz", [](const ThermoValues& v) { return v.lz; }, false, Quantity::kLength},
+    {"enthalpy", "Enthalpy", [](const ThermoValues& v) { return v.enthalpy; }, false, Quantity::kEnergy},
+    {"pxx", "Pxx", [](const ThermoValues& v) { return v.pxx; }, true, Quantity::kPressure},
+    {"pyy", "Pyy", [](const ThermoValues& v) { return v.pyy; }, true, Quantity::kPressure},
+    {"pzz", "Pzz", [](const ThermoValues& v) { return v.pzz; }, true, Quantity::kPressure},
+    {"pxy", "Pxy", [](const ThermoValues& v) { return v.pxy; }, true, Quantity::kPressure},
+    {"pxz", "Pxz", [](const ThermoValues& v) { return v.pxz; }, true, Quantity::kPressure},
+    {"pyz", "Pyz", [](const ThermoValues& v) { return v.pyz; }, true, Quantity::kPressure},
 };
 
 const Column& column(const std::string& name) {
   for (const Column& c : kColumns)
     if (name == c.name) return c;
   throw std::invalid_argument("unknown thermo column " + name);
+}
+
+// The unit a column's values are in; empty for reduced units and the step.
+std::string unit_of(const Column& c, const Units* u) {
+  if (!u || u->reduced) return "";
+  switch (c.quantity) {
+    case Quantity::kTemperature: return u->symbols.temperature;
+    case Quantity::kEnergy: return u->symbols.energy;
+    case Quantity::kPressure: return u->symbols.pressure;
+    case Quantity::kVolume: return u->symbols.length + "^3";
+    case Quantity::kDensity: return u->symbols.density;
+    case Quantity::kLength: return u->symbols.length;
+    case Quantity::kNone: break;
+  }
+  return "";
 }
 }  // namespace
 
@@ -153,13 +172,20 @@ const std::vector<std::string>& default_thermo_columns() {
 bool thermo_column_needs_tensor(const std::string& name) { return column(name).tensor; }
 
 ThermoWriter::ThermoWriter(const std::string& path, bool screen, bool show_econserve, long resume_step,
-                           std::vector<std::string> columns)
+                           std::vector<std::string> columns, const Units* units)
     : screen_(screen), econserve_(show_econserve), columns_(std::move(columns)) {
   for (std::size_t k = 0; k < columns_.size(); ++k) {
-    column(columns_[k]);  // known, or std::invalid_argument
-    header_ += (k ? "," : "") + columns_[k];
+    const Column& c = column(columns_[k]);  // known, or std::invalid_argument
+    const std::string unit = unit_of(c, units);
+    header_ += (k ? "," : "") + columns_[k] + (unit.empty() ? "" : " (" + unit + ")");
+    if (!unit.empty()) units_line_ += fmt::format("{}{} {}", units_line_.empty() ? "" : ", ", c.heading, unit);
     if (columns_[k] == "econserve") econserve_ = false;  // shown once
   }
+  if (econserve_ && units && !units->reduced)
+    units_line_ += fmt::format(", EConserve {}", unit_of(column("econserve"), units));
+  if (!units_line_.empty())
+    units_line_ = fmt::format("Units {} ({}): {}", units->name, units->normalize_thermo ? "per atom" : "totals",
+                              units_line_);
   if (path.empty()) return;
   std::uint64_t keep = 0;
   if (resume_step >= 0) {
@@ -202,6 +228,7 @@ void ThermoWriter::write(const ThermoValues& v) {
   }
   if (screen_) {
     if (!header_done_) {
+      if (!units_line_.empty()) fmt::print("{}\n", units_line_);
       std::string h;
       for (const std::string& name : columns_)
         h += name == "step" ? fmt::format("{:>10}", "Step") : fmt::format(" {:>14}", column(name).heading);

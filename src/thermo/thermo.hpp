@@ -74,8 +74,10 @@ class ThermoWriter {
   // that then died), so the file never repeats or skips a step.
   // `columns`: names from thermo_column_names(), in order; the screen table
   // adds econserve when `show_econserve` and the columns lack it.
+  // `units`: a physical system's units label each column of the CSV header,
+  // "temp (K)", and a line above the screen table; reduced units none.
   ThermoWriter(const std::string& csv_path, bool screen, bool show_econserve, long resume_step = -1,
-               std::vector<std::string> columns = default_thermo_columns());
+               std::vector<std::string> columns = default_thermo_columns(), const Units* units = nullptr);
   ~ThermoWriter();
   ThermoWriter(const ThermoWriter&) = delete;
   ThermoWriter& operator=(const ThermoWriter&) = delete;
@@ -88,6 +90,7 @@ class ThermoWriter {
   bool header_done_ = false;
   std::vector<std::string> columns_;
   std::string header_;
+  std::string units_line_;  // above the screen table; empty in reduced units
 };
 
 }  // namespace tessera

@@ -13,7 +13,7 @@ import sys
 # LAMMPS's thermo header word -> the CSV column (the thermo_style keyword).
 COLUMNS = {"Step": "step", "Temp": "temp", "PotEng": "pe", "KinEng": "ke", "TotEng": "etotal", "Press": "press",
            "Pxx": "pxx", "Pyy": "pyy", "Pzz": "pzz", "Pxy": "pxy", "Pxz": "pxz", "Pyz": "pyz", "Volume": "vol",
-           "Lx": "lx", "Ly": "ly", "Lz": "lz", "Ecouple": "ecouple", "Econserve": "econserve"}
+           "Lx": "lx", "Ly": "ly", "Lz": "lz", "Ecouple": "ecouple", "Econserve": "econserve", "Density": "density"}
 
 
 def main(log_path, csv_path):

@@ -75,6 +75,15 @@ for name in lj_npt_iso mix_npt_aniso lj_nph_iso; do
     "$PYTHON" extract_thermo.py "$TMP/$name.log" "$name.csv"
 done
 
+echo "metal and real units (200 steps of fix nvt / fix npt, thermo every step, totals):"
+rm -f ./cu_morse_metal_melt.data ./ar_lj_real_melt.data ./cu_morse_metal_nvt.csv ./ar_lj_real_npt.csv
+run_lmp cu_morse_metal_melt
+run_lmp ar_lj_real_melt
+for name in cu_morse_metal_nvt ar_lj_real_npt; do
+    run_lmp "$name"
+    "$PYTHON" extract_thermo.py "$TMP/$name.log" "$name.csv"
+done
+
 echo "g(r) and MSD (100 NVE steps of the binary melt):"
 run_lmp mix_analysis
 

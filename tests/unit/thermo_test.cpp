@@ -49,3 +49,23 @@ TEST_CASE("pressure and temperature follow the LAMMPS definitions", "[thermo]") 
   CHECK(v.etotal == Approx(15.0 / 4 - 12.5));
   CHECK(v.press == Approx((30.0 + 12.0) / (3 * 8.0)));
 }
+
+TEST_CASE("metal and real units label the CSV header; lj keeps plain names", "[thermo][units]") {
+  const auto path = (std::filesystem::temp_directory_path() / "tessera_thermo_units.csv").string();
+  const auto header = [&](const Units* u, std::vector<std::string> columns) {
+    { ThermoWriter w(path, false, false, -1, std::move(columns), u); }
+    std::FILE* f = std::fopen(path.c_str(), "r");
+    char line[512] = {0};
+    REQUIRE(std::fgets(line, sizeof line, f) != nullptr);
+    std::fclose(f);
+    std::filesystem::remove(path);
+    std::string s(line);
+    return s.substr(0, s.find('\n'));
+  };
+  CHECK(header(&units_for("metal"), default_thermo_columns()) ==
+        "step,temp (K),pe (eV),ke (eV),etotal (eV),press (bar)");
+  CHECK(header(&units_for("real"), {"step", "vol", "density", "lx", "pxy", "enthalpy"}) ==
+        "step,vol (A^3),density (g/cm^3),lx (A),pxy (atm),enthalpy (kcal/mol)");
+  CHECK(header(&units_for("lj"), default_thermo_columns()) == "step,temp,pe,ke,etotal,press");
+  CHECK(header(nullptr, default_thermo_columns()) == "step,temp,pe,ke,etotal,press");
+}

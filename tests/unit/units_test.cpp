@@ -14,7 +14,7 @@ using namespace tessera;
 namespace {
 // Factors far from 1 and from each other, so a factor left out or put in
 // the wrong place changes the result.
-const Units kOdd{"odd", 2.0, 4.0, 0.5, 5.0, 0.01, 1.0, false, {}, {}};
+const Units kOdd{"odd", 2.0, 4.0, 0.5, 5.0, 0.01, 1.0, 0.3, 0.0, false, false, {}, {}};
 
 // Records what Integrator asks of the atoms.
 struct RecordingOps final : AtomOps {
@@ -61,15 +61,15 @@ TEST_CASE("the lj table: every factor 1, LAMMPS's lj defaults", "[units]") {
 }
 
 TEST_CASE("an unknown unit system is named in the error", "[units]") {
-  CHECK(find_units("metal") == nullptr);
+  CHECK(find_units("si") == nullptr);
   CHECK(find_units("LJ") == nullptr);  // names are case-sensitive, as in LAMMPS
   CHECK(find_units("") == nullptr);
-  CHECK_THROWS_AS(units_for("metal"), InputError);
-  CHECK_THROWS_WITH(units_for("metal"), "unknown units 'metal' (only 'lj' is supported)");
+  CHECK_THROWS_AS(units_for("si"), InputError);
+  CHECK_THROWS_WITH(units_for("si"), "unknown units 'si' (known: lj, metal, real)");
   // The deck names the file, line, column and key.
   const std::string deck = test::lj_lattice_yaml(4, 1.0, 10, "{style: nve}");
-  CHECK_THROWS_WITH(test::deck_from("units: real\n" + deck, "u.yaml"),
-                    "u.yaml:1:8: units: unknown units 'real' (only 'lj' is supported)");
+  CHECK_THROWS_WITH(test::deck_from("units: Metal\n" + deck, "u.yaml"),
+                    "u.yaml:1:8: units: unknown units 'Metal' (known: lj, metal, real)");
 }
 
 TEST_CASE("a deck without dt or skin gets the table's defaults", "[units]") {
