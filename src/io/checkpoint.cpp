@@ -126,6 +126,8 @@ void write_checkpoint_contents(hid_t file, const CheckpointState& s, AtomRows& r
     h5::write_attr<std::int64_t>(g, "natoms", s.natoms);
     h5::write_attr<std::int32_t>(g, "ntypes", s.ntypes);
     h5::write_attr<std::int32_t>(g, "nranks", s.nranks);
+    // Only physical units are named: lj checkpoints stay as they were.
+    if (s.units != "lj") h5::write_attr_string(g, "units", s.units);
     h5::write_attr<std::int64_t>(g, "last_build_step", s.last_build_step);
     h5::write_attr<std::int64_t>(g, "neighbor_builds", s.neighbor_builds);
   }
@@ -364,6 +366,7 @@ CheckpointState read_checkpoint(const std::string& path, const std::vector<Check
       s.natoms = h5::read_attr<std::int64_t>(g, "natoms");
       s.ntypes = h5::read_attr<std::int32_t>(g, "ntypes");
       s.nranks = h5::read_attr<std::int32_t>(g, "nranks");
+      s.units = h5::has_attr(g, "units") ? h5::read_attr_string(g, "units") : "lj";
       s.last_build_step = static_cast<long>(h5::read_attr<std::int64_t>(g, "last_build_step"));
       s.neighbor_builds = static_cast<long>(h5::read_attr<std::int64_t>(g, "neighbor_builds"));
     }

@@ -9,7 +9,7 @@
 //                       file is refused, never half-read)
 //   /            attrs  format_version, creator
 //   /state       attrs  step, time, natoms, ntypes, nranks, last_build_step,
-//                       neighbor_builds
+//                       neighbor_builds; units (metal, real; absent: lj)
 //   /deck/text          the full deck as read
 //   /box/lo, /box/hi
 //   /types/mass         per type (type 1 first)
@@ -104,6 +104,7 @@ struct CheckpointState {
   std::vector<std::int32_t> rank;           // which rank owned each atom
   std::vector<std::int64_t> storage_index;  // where each atom sat in its rank's arrays
 
+  std::string units = "lj";  // the deck's `units` (/state attr units, absent for lj)
   std::string integrator_style;
   std::vector<double> chain_position, chain_velocity;
   // npt and nph only (empty otherwise, and then not in the file): the

@@ -163,6 +163,7 @@ std::vector<char> pack_header(const CheckpointState& s) {
   w.array(s.mass);
   w.value(s.last_build_step);
   w.value(s.neighbor_builds);
+  w.text(s.units);
   w.text(s.integrator_style);
   w.array(s.chain_position);
   w.array(s.chain_velocity);
@@ -187,6 +188,7 @@ void unpack_header(const std::vector<char>& bytes, CheckpointState& s) {
   r.array(s.mass);
   r.value(s.last_build_step);
   r.value(s.neighbor_builds);
+  r.text(s.units);
   r.text(s.integrator_style);
   r.array(s.chain_position);
   r.array(s.chain_velocity);

@@ -138,6 +138,7 @@ CheckpointState Simulation::capture_state() const {
   }
   s.last_build_step = last_build_;
   s.neighbor_builds = neighbor_builds();
+  s.units = units_.name;
   s.integrator_style = to_string(deck_.integrator.style);
   s.chain_position = integrator_.chain_positions();
   s.chain_velocity = integrator_.chain_velocities();
@@ -154,6 +155,10 @@ CheckpointState Simulation::capture_state() const {
 std::string Simulation::misfit(const CheckpointState& s,
                                const std::vector<std::pair<std::int64_t, std::int64_t>>& deck_atoms) {
   const AtomStore& a = atoms_;
+  // Every number in it is in its units: read in others they would mean
+  // something else.
+  if (s.units != units_.name)
+    return fmt::format("it was written in {} units, the deck is in {} units", s.units, units_.name);
   if (s.natoms != natoms_) return fmt::format("it holds {} atoms, the deck builds {}", s.natoms, natoms_);
   if (s.ntypes != a.ntypes) return fmt::format("it has {} atom types, the deck {}", s.ntypes, a.ntypes);
   for (int t = 1; t <= a.ntypes; ++t)

@@ -4,6 +4,7 @@
 # unit attributes MDAnalysis reads with its default convert_units=True
 # (real: positions, velocities and forces; metal: positions and velocities,
 # as MDAnalysis knows no force in eV/A), and times come back in ps.
+# Checkpoints keep the unit system and refuse a deck in another.
 # Usage: units.sh TESSERA SOURCE_DIR
 set -uo pipefail
 # shellcheck source=/dev/null
@@ -76,5 +77,21 @@ for name, want, dt_ps in (("real", {"position": "Angstrom", "velocity": "Angstro
         assert abs(ts.time - 10 * f * dt_ps) < 1e-9, (name, ts.time)  # MDAnalysis's time unit is ps
     print(f"  {name}: {got}; MDAnalysis reads {u.trajectory.n_frames} frames, times in ps")
 PY
+
+# Checkpoints keep the unit system: a real run split by a restart writes the
+# straight run's thermo; the same checkpoint under a deck in other units is
+# refused (exit 2), naming both.
+sed -e 's/^output:/output:\n  checkpoint: {every: 10, path: real.ckpt}/' -e 's/real.csv/split.csv/' -e 's/real.h5md/split.h5md/' \
+  -e 's/steps: 20/steps: 10/' real.yaml > split-1.yaml
+sed 's/steps: 10/steps: 20/' split-1.yaml > split-2.yaml
+"$bin" run split-1.yaml > split-1.out 2>&1
+"$bin" run split-2.yaml --restart auto > split-2.out 2>&1
+check "real: restarted run exits 0" test $? -eq 0
+check "real: 10 + restart + 10 steps write the straight run's thermo" cmp -s real.csv split.csv
+sed 's/^units: real/units: lj/' split-2.yaml > lj.yaml
+"$bin" run lj.yaml --restart real.ckpt/ckpt-000000000010.h5 > lj.out 2>&1
+check "a real checkpoint under an lj deck: exit 2" test $? -eq 2
+check "a real checkpoint under an lj deck: names both unit systems" \
+  grep -q "does not fit the deck lj.yaml: it was written in real units, the deck is in lj units" lj.out
 
 exit $fail
