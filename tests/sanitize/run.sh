@@ -85,6 +85,11 @@ ulimit() {
 }
 export -f ulimit
 
+# The e2e scripts run the same checks on smaller systems, and repeat a path
+# less where they repeat it many times (tests/e2e/lib.sh, `sized`): the
+# sanitizers need each path run, not run long (docs/reliability.md).
+export TESSERA_TEST_SANITIZED=1
+
 cd "$build"
 # The sanitizers make the engine some 3-10 times slower; tests without their
 # own TIMEOUT get 1 hour instead of ctest's 1,500 s default.
