@@ -5,6 +5,16 @@ check() {  # check NAME COMMAND...
   local name=$1; shift
   if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
 }
+# Under the sanitizers (tests/sanitize/run.sh exports TESSERA_TEST_SANITIZED=1)
+# the engine runs 5-10 times slower, and the sanitized stage is most of CI's
+# time. ASan and UBSan find a bad access or UB the first time a code path
+# runs, not by running it long, so there the scripts run the same checks on
+# smaller systems and, where they repeat one path many times, repeat it
+# less; each such place says so. Unset, every script runs as it always did.
+sanitized() { [ "${TESSERA_TEST_SANITIZED:-0}" = 1 ]; }
+# sized PLAIN SANITIZED: prints the first outside the sanitizers, the second
+# under them (e.g. cells=$(sized 8 6)).
+sized() { if sanitized; then echo "$2"; else echo "$1"; fi; }
 # run_ranks N DECK [ARGS...]: `$bin run` with one thread per rank, on N MPI
 # ranks (as root and oversubscribed, as the scripts export), plainly for 1.
 run_ranks() {

@@ -17,9 +17,13 @@ cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mpi() { mpirun -np "$1" --oversubscribe "$bin" run "${@:2}" --threads 1; }
 
-# The LJ melt (32,000 atoms), 20 steps, thermo every step.
+# The LJ melt (32,000 atoms), 20 steps, thermo every step. Under the
+# sanitizers 10^3 cells (4,000 atoms): 8 ranks still get a 2 x 2 x 2 grid of
+# sub-boxes wider than the reach, and every rank count, grid and check runs.
+cells=$(sized 20 10)
+natoms=$((4 * cells * cells * cells))
 sed -e 's/every: 10, file: lj-melt.thermo.csv/every: 1, file: melt.csv/' -e 's/steps: 100/steps: 20/' \
-  "$src/inputs/lj-melt.yaml" > melt.yaml
+  -e "s/cells: \[20, 20, 20\]/cells: [$cells, $cells, $cells]/" "$src/inputs/lj-melt.yaml" > melt.yaml
 "$bin" run melt.yaml --threads 1 > serial.out 2>&1
 check "one rank runs" test $? -eq 0
 cp melt.csv serial.csv
@@ -29,8 +33,8 @@ for np in 2 3 4 8; do
   check "$np ranks: banner shows the rank grid and host map" grep -q "^Ranks      $np MPI ranks on a" "np$np.out"
   check "$np ranks: thermo equals one rank's to 1e-10" same_thermo serial.csv melt.csv 21
   check "$np ranks: per-rank table of $np ranks" grep -q "^Per rank .*($np ranks)" "np$np.out"
-  check "$np ranks: per-rank atoms average 32000/$np" \
-    awk -v np="$np" '/^Per rank/ { t = 1 } t && $1 == "Atoms" { found = 1; ok = ($3 == sprintf("%.0f", 32000 / np)) }
+  check "$np ranks: per-rank atoms average $natoms/$np" \
+    awk -v np="$np" -v n="$natoms" '/^Per rank/ { t = 1 } t && $1 == "Atoms" { found = 1; ok = ($3 == sprintf("%.0f", n / np)) }
       END { exit !(found && ok) }' "np$np.out"
 done
 
@@ -60,20 +64,32 @@ check "decomposition [3, 1, 1]: used" grep -q "on a 3 x 1 x 1 grid" uneven.out
 check "decomposition [3, 1, 1]: thermo equals one rank's" same_thermo serial.csv melt.csv 21
 
 # Many rebuilds and migrations: 2,048 atoms, hot, 3,000 steps on 4 ranks.
-lj_deck long.yaml --steps 3000 --temperature 3.0 --seed 11 \
+# Under the sanitizers 864 atoms and 500 steps: the same migrations and
+# rebuilds, each path still taken dozens of times.
+long_steps=$(sized 3000 500) long_label=$(sized 3,000 500)
+lj_deck long.yaml --steps "$long_steps" --temperature 3.0 --seed 11 --cells "$(sized 8 6)" \
   --integrator "{style: langevin, dt: 0.005, temperature: 3.0, damping: 0.5, seed: 2}" \
-  "thermo: {every: 1000, file: long.csv}"
+  "thermo: {every: $(sized 1000 500), file: long.csv}"
 mpi 4 long.yaml > long.out 2>&1
-check "4 ranks, 3,000 hot steps: every atom kept (exit 0)" test $? -eq 0
-check "4 ranks, 3,000 hot steps: reached the last step" grep -q "^3000," long.csv
+check "4 ranks, $long_label hot steps: every atom kept (exit 0)" test $? -eq 0
+check "4 ranks, $long_label hot steps: reached the last step" grep -q "^$long_steps," long.csv
 
 # Refusals.
 { cat melt.yaml; echo "decomposition: [2, 2, 1]"; } > wrongcount.yaml
 mpi 2 wrongcount.yaml > wrongcount.out 2>&1
 check "decomposition for 4 ranks on 2: exit 2" test $? -eq 2
 check "decomposition for 4 ranks on 2: says so" grep -q "decomposition: 2 x 2 x 1 = 4 ranks, but the run has 2" wrongcount.out
-{ cat melt.yaml; echo "decomposition: [1, 1, 16]"; } > thin.yaml
-mpi 16 thin.yaml > thin.out 2>&1
+# Under the sanitizers a 4^3-cell lattice, too thin on 3 ranks already: the
+# same refusal, without starting 16 sanitized processes (7 for the 4,000
+# atoms above), each of which costs seconds to start.
+thin=$(sized 16 3)
+if sanitized; then
+  sed -e 's/cells: \[[0-9]*, [0-9]*, [0-9]*\]/cells: [4, 4, 4]/' melt.yaml > thin.yaml
+else
+  cp melt.yaml thin.yaml
+fi
+echo "decomposition: [1, 1, $thin]" >> thin.yaml
+mpi "$thin" thin.yaml > thin.out 2>&1
 check "sub-boxes thinner than the reach: exit 2" test $? -eq 2
 check "sub-boxes thinner than the reach: says so" grep -q "thinner than cutoff + skin" thin.out
 exit $fail

@@ -23,12 +23,20 @@ cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
 # deck NAME STEPS INTEGRATOR: 2,048 atoms, thermo every 10 steps, a
-# checkpoint every 100 and a frame every 50.
+# checkpoint every 100 and a frame every 50; runs split at step 100 of 200.
+# Under the sanitizers 864 atoms (6^3 cells still give 3 ranks sub-boxes
+# wider than the reach) and every count halved (split at 50 of 100): each
+# sanitized step on several ranks costs some 30 ms.
+cells=$(sized 8 6)
+natoms=$((4 * cells * cells * cells))
+half=$(sized 100 50)
+end=$((2 * half))
+ckpt() { printf 'ckpt-%012d.h5' "$1"; }
 deck() {
-  lj_deck "$1.yaml" --steps "$2" --integrator "$3" \
-    "thermo: {every: 10, file: $4.csv, screen: false}" \
-    "checkpoint: {every: 100, path: $4.ckpt, keep: 5}" \
-    "trajectory: {every: 50, file: $4.h5md, fields: [position, velocity, image]}"
+  lj_deck "$1.yaml" --steps "$2" --integrator "$3" --cells "$cells" \
+    "thermo: {every: $((half / 10)), file: $4.csv, screen: false}" \
+    "checkpoint: {every: $half, path: $4.ckpt, keep: 5}" \
+    "trajectory: {every: $((half / 2)), file: $4.h5md, fields: [position, velocity, image]}"
 }
 same_frames() {  # same_frames A.h5md B.h5md: identical steps and positions, bitwise
   $py - "$1" "$2" <<'PY'
@@ -63,44 +71,44 @@ npt="{style: npt, dt: 0.005, temperature: 1.0, damping: 0.5, pressure: 1.0, pres
 for case in "nve 2" "langevin 2" "nh 3" "npt 2"; do
   set -- $case
   name=$1 np=$2 integ=${!1}
-  deck "$name-straight" 200 "$integ" "$name-straight"
-  deck "$name-first" 100 "$integ" "$name-split"
-  deck "$name-second" 200 "$integ" "$name-split"
+  deck "$name-straight" "$end" "$integ" "$name-straight"
+  deck "$name-first" "$half" "$integ" "$name-split"
+  deck "$name-second" "$end" "$integ" "$name-split"
   run_ranks "$np" "$name-straight.yaml" > "$name-straight.out" 2>&1
   check "$name on $np ranks: straight run exits 0" test $? -eq 0
   run_ranks "$np" "$name-first.yaml" > "$name-first.out" 2>&1
   check "$name on $np ranks: first half exits 0" test $? -eq 0
   run_ranks "$np" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
   check "$name on $np ranks: second half exits 0" test $? -eq 0
-  check "$name on $np ranks: restarted from step 100" grep -q "Restarted from $name-split.ckpt/ckpt-000000000100.h5 at step 100" "$name-second.out"
+  check "$name on $np ranks: restarted from step $half" grep -q "Restarted from $name-split.ckpt/$(ckpt "$half") at step $half" "$name-second.out"
   check "$name on $np ranks: thermo identical" cmp -s "$name-straight.csv" "$name-split.csv"
   check "$name on $np ranks: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
-    "$name-straight.ckpt/ckpt-000000000200.h5" "$name-split.ckpt/ckpt-000000000200.h5"
+    "$name-straight.ckpt/$(ckpt "$end")" "$name-split.ckpt/$(ckpt "$end")"
   check "$name on $np ranks: trajectory identical, no step missing or repeated" same_frames "$name-straight.h5md" "$name-split.h5md"
 done
 check "a trajectory from 2 ranks reads in MDAnalysis and ends at the checkpoint" \
-  $py "$src/tests/e2e/h5md_check.py" nve-straight.h5md nve-straight.ckpt/ckpt-000000000200.h5 5 0.005
+  $py "$src/tests/e2e/h5md_check.py" nve-straight.h5md "nve-straight.ckpt/$(ckpt "$end")" 5 0.005
 
 # Another rank count: N ranks write step 100, M ranks continue to 200; the
 # reference is the straight run on N ranks.
 for pair in "1 4 nve" "4 2 nve" "3 1 nve" "1 3 npt"; do
   set -- $pair
   from=$1 to=$2 integ=${!3} name="n$1m$2$3"
-  deck "$name-straight" 200 "$integ" "$name-straight"
-  deck "$name-first" 100 "$integ" "$name-split"
-  deck "$name-second" 200 "$integ" "$name-split"
+  deck "$name-straight" "$end" "$integ" "$name-straight"
+  deck "$name-first" "$half" "$integ" "$name-split"
+  deck "$name-second" "$end" "$integ" "$name-split"
   run_ranks "$from" "$name-straight.yaml" > "$name-straight.out" 2>&1
   run_ranks "$from" "$name-first.yaml" > "$name-first.out" 2>&1
   check "$from -> $to ranks: first part exits 0" test $? -eq 0
   run_ranks "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
   check "$from -> $to ranks: continuation exits 0" test $? -eq 0
-  check "$from -> $to ranks: restarted at step 100" grep -q "at step 100" "$name-second.out"
-  check "$from -> $to ranks: thermo of the straight run to 1e-10" close_thermo "$name-straight.csv" "$name-split.csv" 100
-  check "$from -> $to ranks: same atoms at the end" $py - "$name-straight.ckpt/ckpt-000000000200.h5" "$name-split.ckpt/ckpt-000000000200.h5" <<'PY'
+  check "$from -> $to ranks: restarted at step $half" grep -q "at step $half" "$name-second.out"
+  check "$from -> $to ranks: thermo of the straight run to 1e-10" close_thermo "$name-straight.csv" "$name-split.csv" "$half"
+  check "$from -> $to ranks: same atoms at the end" $py - "$name-straight.ckpt/$(ckpt "$end")" "$name-split.ckpt/$(ckpt "$end")" "$natoms" <<'PY'
 import sys
 import h5py
 a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
-sys.exit(0 if a["atoms/id"][()].tolist() == b["atoms/id"][()].tolist() and len(a["atoms/id"]) == 2048 else 1)
+sys.exit(0 if a["atoms/id"][()].tolist() == b["atoms/id"][()].tolist() and len(a["atoms/id"]) == int(sys.argv[3]) else 1)
 PY
 done
 
@@ -108,16 +116,17 @@ done
 # per-atom dataset holds one checksummed part per rank, the parts are
 # contiguous runs of rows in global-id order, and together they hold every
 # atom once. One rank writes plain whole-dataset checksums.
-check "a checkpoint from 4 ranks holds one checksummed part per rank, in id order" $py - n4m2nve-split.ckpt/ckpt-000000000100.h5 n1m4nve-split.ckpt/ckpt-000000000100.h5 <<'PY'
+check "a checkpoint from 4 ranks holds one checksummed part per rank, in id order" $py - "n4m2nve-split.ckpt/$(ckpt "$half")" "n1m4nve-split.ckpt/$(ckpt "$half")" "$natoms" <<'PY'
 import sys
 import h5py
 four, one = (h5py.File(p, "r") for p in sys.argv[1:3])
-ok = four.attrs["format_version"] == 4 and four["atoms/id"][()].tolist() == list(range(1, 2049))
+natoms = int(sys.argv[3])
+ok = four.attrs["format_version"] == 4 and four["atoms/id"][()].tolist() == list(range(1, natoms + 1))
 for name in ("atoms/id", "atoms/type", "atoms/position", "atoms/velocity", "atoms/image", "atoms/force",
              "neighbor/reference_position", "neighbor/rank", "neighbor/storage_index"):
     rows = four[name].attrs.get("xxh3_64_rows")
     ok = ok and "xxh3_64" not in four[name].attrs and rows is not None and len(rows) == 5
-    ok = ok and rows[0] == 0 and rows[-1] == 2048 and all(rows[k] < rows[k + 1] for k in range(4))
+    ok = ok and rows[0] == 0 and rows[-1] == natoms and all(rows[k] < rows[k + 1] for k in range(4))
     ok = ok and "xxh3_64" in one[name].attrs and "xxh3_64_rows" not in one[name].attrs
     if not ok:
         print(f"  {name}: {dict(four[name].attrs)}")
@@ -126,9 +135,9 @@ sys.exit(0 if ok else 1)
 PY
 
 # A checkpoint that does not fit stops every rank with one message.
-deck other 200 "$nve" other
-sed -i 's/cells: \[8, 8, 8\]/cells: [9, 8, 8]/' other.yaml
-run_ranks 2 other.yaml --restart nve-straight.ckpt/ckpt-000000000200.h5 > other.out 2>&1
+deck other "$end" "$nve" other
+sed -i "s/cells: \\[$cells, $cells, $cells\\]/cells: [$((cells + 1)), $cells, $cells]/" other.yaml
+run_ranks 2 other.yaml --restart "nve-straight.ckpt/$(ckpt "$end")" > other.out 2>&1
 check "a checkpoint of another system on 2 ranks: exit 2" test $? -eq 2
 check "a checkpoint of another system on 2 ranks: one message" test "$(grep -c 'does not fit the deck' other.out)" -eq 1
 
@@ -138,27 +147,29 @@ check "a checkpoint of another system on 2 ranks: one message" test "$(grep -c '
 # mounts; needs root and mount rights, as on the CI machine). Without the
 # free-space check HDF5's parallel close hangs here.
 mkdir -p full ro
-if mount -t tmpfs -o size=400k tmpfs full 2>/dev/null; then
+# Room for one checkpoint and not two: 289 kB each for 2,048 atoms, 133 kB
+# for the 864 of a sanitized run.
+if mount -t tmpfs -o "size=$(sized 400k 200k)" tmpfs full 2>/dev/null; then
   mounted+=("$work/full")
-  deck full 1000 "$nve" full
+  deck full $((10 * half)) "$nve" full
   sed -i 's#path: full.ckpt#path: full#' full.yaml
   timeout 300 mpirun -np 2 --oversubscribe "$bin" run full.yaml --threads 1 > full.out 2>&1
   rc=$?
   check "2 ranks, full disk: exit 4" test $rc -eq 4
   check "2 ranks, full disk: one message, saying no space" test "$(grep -c 'I/O error: .*No space left on device' full.out)" -eq 1
-  check "2 ranks, full disk: only the step-100 checkpoint, and it verifies" $py - full <<'PY'
+  check "2 ranks, full disk: only the step-$half checkpoint, and it verifies" $py - full "$natoms" "$(ckpt "$half")" <<'PY'
 import os, sys, h5py
 names = sorted(os.listdir(sys.argv[1]))
-assert names == ["ckpt-000000000100.h5"], names
-assert h5py.File(os.path.join(sys.argv[1], names[0]), "r")["atoms/id"][()].tolist() == list(range(1, 2049))
+assert names == [sys.argv[3]], names
+assert h5py.File(os.path.join(sys.argv[1], names[0]), "r")["atoms/id"][()].tolist() == list(range(1, int(sys.argv[2]) + 1))
 PY
-  deck survivor 200 "$nve" survivor
-  run_ranks 2 survivor.yaml --restart full/ckpt-000000000100.h5 > survivor.out 2>&1
+  deck survivor "$end" "$nve" survivor
+  run_ranks 2 survivor.yaml --restart "full/$(ckpt "$half")" > survivor.out 2>&1
   check "2 ranks, full disk: restarting from the survivor works" test $? -eq 0
   umount full && mounted=()
   if mount -t tmpfs -o ro,size=10m tmpfs ro 2>/dev/null; then
     mounted+=("$work/ro")
-    deck ro 200 "$nve" ro
+    deck ro "$end" "$nve" ro
     sed -i 's#path: ro.ckpt#path: ro#' ro.yaml
     timeout 300 mpirun -np 2 --oversubscribe "$bin" run ro.yaml --threads 1 > ro.out 2>&1
     check "2 ranks, read-only folder: exit 4" test $? -eq 4

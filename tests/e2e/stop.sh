@@ -15,12 +15,21 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 
 # deck NAME [RUN_EXTRA]: 2,048 atoms, Langevin (the integrator with the most
-# state to get right), 3,000 steps (~4 s on 2 cores).
+# state to get right), 3,000 steps (~4 s on 2 cores), a checkpoint every
+# 1,000. Under the sanitizers 864 atoms (6^3 cells) and 1,000 steps, a
+# checkpoint every 250: each signal still lands mid-run, and the
+# run.max_walltime case below, which otherwise restarts the sanitized
+# engine some 70 times for a few dozen steps each, goes through the same
+# stop and resume about ten times.
+steps=$(sized 3000 1000)
+cells=$(sized 8 6)
+every=$(sized 1000 250)
+final=$(printf 'ckpt-%012d.h5' "$steps")
 deck() {
-  lj_deck "$1.yaml" --steps "3000${2:-}" \
+  lj_deck "$1.yaml" --steps "$steps${2:-}" --cells "$cells" \
     --integrator "{style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 3}" \
     "thermo: {every: 100, file: $1.csv, screen: false}" \
-    "checkpoint: {every: 1000, path: $1.ckpt, keep: 2}"
+    "checkpoint: {every: $every, path: $1.ckpt, keep: 2}"
 }
 
 deck ref
@@ -46,12 +55,12 @@ for sig in USR1 TERM INT; do
   rc=$?
   check "SIG$sig: exit 75" test $rc -eq 75
   check "SIG$sig: says where it stopped and how to go on" \
-    grep -Eq "^tessera: stopped at step [0-9]+ of 3000 \(SIG$sig\): checkpoint $sig.ckpt/ckpt-[0-9]{12}.h5; continue with --restart auto" "$sig-1.out"
+    grep -Eq "^tessera: stopped at step [0-9]+ of $steps \(SIG$sig\): checkpoint $sig.ckpt/ckpt-[0-9]{12}.h5; continue with --restart auto" "$sig-1.out"
   "$bin" run "$sig.yaml" --restart auto > "$sig-2.out" 2>&1
   check "SIG$sig: resumed run exits 0" test $? -eq 0
   check "SIG$sig: thermo CSV identical to the uninterrupted run" cmp -s ref.csv "$sig.csv"
   check "SIG$sig: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
-    ref.ckpt/ckpt-000000003000.h5 "$sig.ckpt/ckpt-000000003000.h5"
+    "ref.ckpt/$final" "$sig.ckpt/$final"
 done
 
 # A wall-time budget: 1.5 s with 0.5 s kept back.
@@ -67,7 +76,7 @@ done
 check "max_walltime: resubmissions finish with exit 0" test $rc -eq 0
 check "max_walltime: thermo CSV identical" cmp -s ref.csv budget.csv
 check "max_walltime: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
-  ref.ckpt/ckpt-000000003000.h5 budget.ckpt/ckpt-000000003000.h5
+  "ref.ckpt/$final" "budget.ckpt/$final"
 
 # Two signals at the same moment (as Slurm may deliver them): one request,
 # a normal stop with a checkpoint.
@@ -83,7 +92,7 @@ check "two SIGTERMs at once: a normal stop with its checkpoint" grep -q "^tesser
 # A second SIGTERM a while later stops at once, here during the set-up of a
 # 2-million-atom system, and leaves the checkpoint already on disk untouched.
 mkdir -p slow.ckpt
-cp ref.ckpt/ckpt-000000003000.h5 slow.ckpt/ckpt-000000003000.h5
+cp "ref.ckpt/$final" "slow.ckpt/$final"
 lj_deck slow.yaml --steps 100 --cells 80 --seed 1 "checkpoint: {every: 50, path: slow.ckpt}"
 "$bin" run slow.yaml > slow.out 2>&1 &
 pid=$!
@@ -96,12 +105,12 @@ rc=$?
 check "second SIGTERM later: exit 75" test $rc -eq 75
 check "second SIGTERM later: stops at once and says so" grep -q "second signal: stopping now" slow.out
 check "second SIGTERM later: the checkpoint on disk is untouched" \
-  cmp -s ref.ckpt/ckpt-000000003000.h5 slow.ckpt/ckpt-000000003000.h5
+  cmp -s "ref.ckpt/$final" "slow.ckpt/$final"
 # A run that blows up between checkpoints: exit 3 naming step, atom and
 # position; no checkpoint of the bad state; the last good one still restarts.
 deck blowup
 # NVE at dt 0.03 loses stability after some 70 steps, past two checkpoints.
-sed -i -e 's/every: 1000, path/every: 20, path/' \
+sed -i -e "s/every: $every, path/every: 20, path/" \
   -e 's/^integrator: .*/integrator: {style: nve, dt: 0.03}/' blowup.yaml
 "$bin" run blowup.yaml > blowup.out 2>&1
 check "blow-up: exit 3" test $? -eq 3
@@ -113,7 +122,7 @@ steps = [int(n[5:17]) for n in os.listdir(sys.argv[2]) if n.startswith("ckpt-")]
 assert steps and max(steps) < bad, (steps, bad)
 PY
 newest=$(ls blowup.ckpt | grep -E '^ckpt-' | tail -n 1)
-sed 's/run: {steps: 3000/run: {steps: 0/' blowup.yaml > blowup-check.yaml
+sed "s/run: {steps: $steps/run: {steps: 0/" blowup.yaml > blowup-check.yaml
 "$bin" run blowup-check.yaml --restart "blowup.ckpt/$newest" > blowup-check.out 2>&1
 check "blow-up: the last good checkpoint verifies (refused only as past run.steps)" \
   grep -q "past run.steps = 0" blowup-check.out
