@@ -251,7 +251,7 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
         source, resume_step);
   std::fflush(stdout);
   ThermoWriter writer(comm.rank() == 0 ? deck.thermo.file : std::string(), deck.thermo.screen && comm.rank() == 0,
-                      deck.integrator.chain_thermostat() || deck.integrator.barostat(), resume_step,
+                      deck.integrator.chain_thermostat() || deck.integrator.moves_box(), resume_step,
                       deck.thermo.columns);
   // Rank 0 alone asks Slurm (one query per job, not per rank); the ranks
   // agree on stopping at every step anyway.
