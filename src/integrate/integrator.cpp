@@ -44,12 +44,12 @@ void Integrator::setup(AtomOps& a, const CellControl& cell, long step) {
 void Integrator::initial(AtomOps& a, CellControl& cell, long step) {
   if (mtk_) return mtk_->initial(a, cell, step);
   if (crescale_) crescale_->move(a, cell, step);
-  initial(a);
+  verlet_initial(a);
 }
 
 void Integrator::final(AtomOps& a, CellControl& cell) {
   if (mtk_) return mtk_->final(a, cell);
-  final(a);
+  verlet_final(a);
   if (crescale_) crescale_->finish(cell);
 }
 
@@ -73,7 +73,11 @@ void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<
 }
 
 void Integrator::initial(AtomOps& a) {
-  if (mtk_) throw std::logic_error("Integrator: npt and nph move the box: call initial(atoms, cell, step)");
+  if (mtk_ || crescale_) throw std::logic_error("Integrator: a barostat moves the box: call initial(atoms, cell, step)");
+  verlet_initial(a);
+}
+
+void Integrator::verlet_initial(AtomOps& a) {
   if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
   a.half_kick(dtf_);
   a.drift(spec_.dt);
@@ -93,7 +97,11 @@ void Integrator::post_force(AtomOps& a, long step, bool first) {
 }
 
 void Integrator::final(AtomOps& a) {
-  if (mtk_) throw std::logic_error("Integrator: npt and nph move the box: call final(atoms, cell)");
+  if (mtk_ || crescale_) throw std::logic_error("Integrator: a barostat moves the box: call final(atoms, cell)");
+  verlet_final(a);
+}
+
+void Integrator::verlet_final(AtomOps& a) {
   a.half_kick(dtf_);
   if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
 }

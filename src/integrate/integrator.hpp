@@ -68,6 +68,10 @@ class Integrator {
 
  private:
   void chain_half_step(AtomOps& atoms);
+  // The thermostatted velocity Verlet halves, which initial(atoms) and
+  // final(atoms) refuse to run alone when a barostat needs the cell.
+  void verlet_initial(AtomOps& atoms);
+  void verlet_final(AtomOps& atoms);
 
   IntegratorSpec spec_;
   double dof_;
