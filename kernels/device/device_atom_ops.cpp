@@ -30,6 +30,12 @@ void DeviceAtomOps::langevin(const LangevinKeys& k) {
                                                    raw(a_.fy), raw(a_.fz)}));
 }
 
+double DeviceAtomOps::langevin_heat(const LangevinKeys& k, double dtf, bool first) const {
+  const LangevinForce lf{k.inv_damp, k.noise_scale, k.seed, k.step, raw(a_.id), raw(a_.type), raw(a_.mass_of_type),
+                         raw(a_.vx), raw(a_.vy), raw(a_.vz), raw(a_.fx), raw(a_.fy), raw(a_.fz)};
+  return TESSERA_DEVICE_CALL("Langevin heat sum", sums_->terms(s_, a_.nlocal, LangevinHeat{lf, dtf, first}));
+}
+
 void DeviceAtomOps::scale_velocities(double s) {
   TESSERA_DEVICE_CALL("velocity scaling",
                       for_each_index(s_, a_.nlocal, ScaleVelocity{s, raw(a_.vx), raw(a_.vy), raw(a_.vz)}));

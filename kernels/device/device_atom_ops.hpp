@@ -23,6 +23,7 @@ class DeviceAtomOps final : public AtomOps {
   void half_kick(double dtf) override;
   void drift(double dt) override;
   void langevin(const LangevinKeys& k) override;
+  double langevin_heat(const LangevinKeys& k, double dtf, bool first) const override;
   void scale_velocities(double s) override;
   void scale_velocities_twice(const double f[3]) override;
   void remap(const Box& from, const Box& to) override;

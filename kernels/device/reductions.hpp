@@ -104,6 +104,13 @@ class OrderedSums {
     sum<1>(s, a.nlocal, mv2_terms(a), &out);
     return out;
   }
+  // Any one per-atom term (per_atom(i, acc) adds atom i's) over n atoms.
+  template <class F>
+  double terms(const DeviceStream& s, int n, const F& per_atom) {
+    double out;
+    sum<1>(s, n, per_atom, &out);
+    return out;
+  }
   void mv2_axes(const DeviceStream& s, const DeviceAtoms& a, double out[3]) {
     sum<3>(s, a.nlocal, ordered_sum::MassVelocityAxes{mv2_terms(a)}, out);
   }

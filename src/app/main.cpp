@@ -251,7 +251,7 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
         source, resume_step);
   std::fflush(stdout);
   ThermoWriter writer(comm.rank() == 0 ? deck.thermo.file : std::string(), deck.thermo.screen && comm.rank() == 0,
-                      deck.integrator.chain_thermostat() || deck.integrator.barostat(), resume_step,
+                      deck.integrator.chain_thermostat() || deck.integrator.moves_box(), resume_step,
                       deck.thermo.columns, &sim.units());
   // Rank 0 alone asks Slurm (one query per job, not per rank); the ranks
   // agree on stopping at every step anyway.
@@ -374,8 +374,8 @@ int main(int argc, char** argv) {
 
   double plan_box_margin = -1;
   plan->add_option("--box-margin", plan_box_margin,
-                   "Fraction of its volume the box may lose during the run (default 0.1 for npt and nph, 0 "
-                   "otherwise): atoms, ghosts and memory are planned for the box shrunk by it")
+                   "Fraction of its volume the box may lose during the run (default 0.1 with a barostat: npt, nph, "
+                   "c-rescale; 0 otherwise): atoms, ghosts and memory are planned for the box shrunk by it")
       ->check(CLI::Range(0.0, 0.99));
   auto* info = app.add_subcommand("info", "Show the build, the GPUs found and why one is not usable");
   info->footer(verb_examples("info"));

@@ -99,9 +99,20 @@ struct IntegratorSpec {
   // (exit 3): a barostat that moves the box this fast is unstable, and the
   // steps after it would be meaningless.
   double max_volume_change = 0.05;
+  // langevin and nose-hoover with a `barostat: {style: c-rescale}` block:
+  // the stochastic cell rescaling barostat (Bernetti & Bussi 2020), which
+  // reads pressure, pressure_stop, pressure_damping (its tau_p) and coupling
+  // above, plus the isothermal compressibility beta_T and the key of its
+  // noise (the Langevin seed unless the block gives one).
+  bool c_rescale = false;
+  double compressibility = 0;
+  std::uint64_t barostat_seed = 0;
   // The steps the ramps run over: the deck's run.steps (filled by the loader).
   long ramp_steps = 0;
+  // npt and nph: the Martyna-Tobias-Klein barostat (nose_hoover_mtk.hpp).
   bool barostat() const { return style == IntegratorStyle::kNpt || style == IntegratorStyle::kNph; }
+  // Any barostat: the box changes during the run.
+  bool moves_box() const { return barostat() || c_rescale; }
   bool chain_thermostat() const { return style == IntegratorStyle::kNoseHoover || style == IntegratorStyle::kNpt; }
 };
 
@@ -230,5 +241,10 @@ Deck load_deck(const std::string& path);
 Deck parse_deck(const std::string& text, const std::string& path);
 
 const char* to_string(IntegratorStyle s);
+// The integrator as checkpoints name it: the style, with "+c-rescale" when
+// a stochastic cell rescaling barostat runs beside the thermostat.
+std::string integrator_label(const IntegratorSpec& spec);
+// The style part of such a label ("nose-hoover" of "nose-hoover+c-rescale").
+std::string integrator_label_style(const std::string& label);
 
 }  // namespace tessera

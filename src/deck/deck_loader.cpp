@@ -33,6 +33,12 @@ const char* to_string(IntegratorStyle s) {
   return "?";
 }
 
+std::string integrator_label(const IntegratorSpec& spec) {
+  return std::string(to_string(spec.style)) + (spec.c_rescale ? "+c-rescale" : "");
+}
+
+std::string integrator_label_style(const std::string& label) { return label.substr(0, label.find('+')); }
+
 namespace {
 
 double positive(const YamlSection& s, const std::string& key) {
@@ -323,19 +329,59 @@ AnalysisSpec read_analysis(const YamlSection& top, const TrajectorySpec& traject
   return a;
 }
 
+// `coupling` of npt/nph and of a barostat block: iso (the default) or aniso.
+PressureCoupling read_coupling(const YamlSection& s) {
+  const std::string c = s.string("coupling", "iso");
+  if (c == "aniso") return PressureCoupling::kAniso;
+  if (c != "iso") s.fail("coupling", fmt::format("unknown coupling '{}' (known: iso, aniso)", c));
+  return PressureCoupling::kIso;
+}
+
+// integrator.barostat: the stochastic cell rescaling barostat beside a
+// langevin or nose-hoover thermostat.
+void read_cell_rescale(const YamlSection& b, IntegratorSpec& in) {
+  b.only({"style", "pressure", "damping", "compressibility", "coupling", "seed"});
+  const std::string style = b.string("style");
+  if (style != "c-rescale")
+    b.fail("style", fmt::format("unknown barostat '{}' (known: c-rescale; npt and nph are integrator styles)", style));
+  in.c_rescale = true;
+  ramp(b, "pressure", in.pressure, in.pressure_stop);
+  in.pressure_damping = positive(b, "damping");
+  if (!std::isfinite(in.pressure_damping)) b.fail("damping", "must be finite");
+  damping_steps(b, "damping", in.pressure_damping, in.dt);
+  in.compressibility = positive(b, "compressibility");
+  if (!std::isfinite(in.compressibility)) b.fail("compressibility", "must be finite");
+  in.coupling = read_coupling(b);
+  // Langevin's seed keys the barostat too (on its own stream); nose-hoover
+  // has none to lend.
+  if (b.has("seed"))
+    in.barostat_seed = b.seed("seed");
+  else if (in.style == IntegratorStyle::kLangevin)
+    in.barostat_seed = in.seed;
+  else
+    b.fail_here("the 'seed' of the barostat's noise is required with nose-hoover (langevin lends its own)");
+}
+
 IntegratorSpec read_integrator(const YamlSection& s, const Units& units) {
   IntegratorSpec in;
   in.dt = units.dt_default;
   const std::string style = s.string("style");
+  if (s.has("barostat") && style != "langevin" && style != "nose-hoover")
+    s.fail("barostat",
+           style == "npt" || style == "nph"
+               ? fmt::format("{} has its own barostat (pressure, pressure_damping); a barostat block goes with "
+                             "style langevin or nose-hoover",
+                             style)
+               : fmt::format("a barostat needs a thermostat: give it with style langevin or nose-hoover, not {}", style));
   if (style == "nve") {
     in.style = IntegratorStyle::kNve;
     s.only({"style", "dt"});
   } else if (style == "langevin") {
     in.style = IntegratorStyle::kLangevin;
-    s.only({"style", "dt", "temperature", "damping", "seed"});
+    s.only({"style", "dt", "temperature", "damping", "seed", "barostat"});
   } else if (style == "nose-hoover") {
     in.style = IntegratorStyle::kNoseHoover;
-    s.only({"style", "dt", "temperature", "damping", "chain"});
+    s.only({"style", "dt", "temperature", "damping", "chain", "barostat"});
   } else if (style == "npt") {
     in.style = IntegratorStyle::kNpt;
     s.only({"style", "dt", "temperature", "damping", "chain", "pressure", "pressure_damping", "pressure_chain",
@@ -367,13 +413,7 @@ IntegratorSpec read_integrator(const YamlSection& s, const Units& units) {
       if (n < 0 || n > 10) s.fail("pressure_chain", fmt::format("must be 0 (none) .. 10, got {}", n));
       in.pressure_chain = static_cast<int>(n);
     }
-    const std::string c = s.string("coupling", "iso");
-    if (c == "iso")
-      in.coupling = PressureCoupling::kIso;
-    else if (c == "aniso")
-      in.coupling = PressureCoupling::kAniso;
-    else
-      s.fail("coupling", fmt::format("unknown coupling '{}' (known: iso, aniso)", c));
+    in.coupling = read_coupling(s);
     in.mtk = s.boolean("mtk", true);
     in.drag = s.number("drag", 0.0);
     if (!(in.drag >= 0) || !std::isfinite(in.drag)) s.fail("drag", fmt::format("must be >= 0, got {}", in.drag));
@@ -381,6 +421,7 @@ IntegratorSpec read_integrator(const YamlSection& s, const Units& units) {
     if (!(in.max_volume_change > 0 && in.max_volume_change < 1))
       s.fail("max_volume_change", fmt::format("must be a fraction > 0 and < 1, got {}", in.max_volume_change));
   }
+  if (s.has("barostat")) read_cell_rescale(s.section("barostat"), in);
   return in;
 }
 
@@ -681,7 +722,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   // A moving box shows its volume by default.
   if (d.thermo.columns.empty()) {
     d.thermo.columns = default_thermo_columns();
-    if (d.integrator.barostat()) d.thermo.columns.push_back("vol");
+    if (d.integrator.moves_box()) d.thermo.columns.push_back("vol");
   }
   if (d.restart == "auto" && !d.checkpoint.enabled())
     top.fail("restart", "'auto' needs output.checkpoint.path, the folder to look in");

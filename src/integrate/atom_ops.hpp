@@ -21,6 +21,9 @@ class AtomOps {
   virtual void half_kick(double dtf) = 0;               // v += dtf f / m, dtf = (dt/2) ftm2v
   virtual void drift(double dt) = 0;                    // x += dt v
   virtual void langevin(const LangevinKeys& keys) = 0;  // f += friction + noise
+  // After langevin(keys): the sum of LangevinHeat over this rank's atoms
+  // (the caller sums over ranks and multiplies by mvv2e dtf).
+  virtual double langevin_heat(const LangevinKeys& keys, double dtf, bool first) const = 0;
   virtual void scale_velocities(double s) = 0;          // v *= s
   // v_d *= f[d] twice (ScaleVelocityTwice, the barostat's half step).
   virtual void scale_velocities_twice(const double f[3]) = 0;

@@ -24,6 +24,9 @@ class CpuAtomOps final : public AtomOps {
                                      a_.mass_of_type.data(), a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.fx.data(),
                                      a_.fy.data(), a_.fz.data()});
   }
+  double langevin_heat(const LangevinKeys& k, double dtf, bool first) const override {
+    return tessera::sum_langevin_heat(a_, k, dtf, first);
+  }
   void scale_velocities(double s) override {
     cpu_for(a_.nlocal, ScaleVelocity{s, a_.vx.data(), a_.vy.data(), a_.vz.data()});
   }

@@ -31,20 +31,37 @@ Integrator::Integrator(const IntegratorSpec& spec, const Units& units, long long
     vxi_.assign(spec_.chain, 0.0);
   }
   if (spec_.barostat()) mtk_ = std::make_unique<NoseHooverMtk>(spec_, units, natoms, comm);
+  if (spec_.c_rescale) crescale_ = std::make_unique<CellRescale>(spec_, units, natoms, comm);
 }
 
 void Integrator::setup(AtomOps& a, const CellControl& cell, long step) {
   if (mtk_) mtk_->setup(a, cell, step);
 }
 
+// The cell rescaling move comes first in the step: it reads the pressure
+// the last step ended with (thermo's), before the thermostat touches the
+// velocities.
 void Integrator::initial(AtomOps& a, CellControl& cell, long step) {
   if (mtk_) return mtk_->initial(a, cell, step);
-  initial(a);
+  if (crescale_) crescale_->move(a, cell, step);
+  verlet_initial(a);
 }
 
 void Integrator::final(AtomOps& a, CellControl& cell) {
   if (mtk_) return mtk_->final(a, cell);
-  final(a);
+  verlet_final(a);
+  if (crescale_) crescale_->finish(cell);
+}
+
+std::vector<double> Integrator::barostat_state() const {
+  if (mtk_) return mtk_->state();
+  if (crescale_) return crescale_->state();
+  return {};
+}
+
+void Integrator::restore_barostat(const std::vector<double>& s) {
+  if (mtk_) return mtk_->restore(s);
+  if (crescale_) return crescale_->restore(s);
 }
 
 void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi) {
@@ -56,19 +73,35 @@ void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<
 }
 
 void Integrator::initial(AtomOps& a) {
-  if (mtk_) throw std::logic_error("Integrator: npt and nph move the box: call initial(atoms, cell, step)");
+  if (mtk_ || crescale_) throw std::logic_error("Integrator: a barostat moves the box: call initial(atoms, cell, step)");
+  verlet_initial(a);
+}
+
+void Integrator::verlet_initial(AtomOps& a) {
   if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
   a.half_kick(dtf_);
   a.drift(spec_.dt);
 }
 
-void Integrator::post_force(AtomOps& a, long step) {
+void Integrator::post_force(AtomOps& a, long step, bool first) {
   if (spec_.style != IntegratorStyle::kLangevin) return;
-  a.langevin(LangevinKeys{inv_damp_, noise_scale_, spec_.seed, static_cast<unsigned long long>(step)});
+  const LangevinKeys keys{inv_damp_, noise_scale_, spec_.seed, static_cast<unsigned long long>(step)};
+  a.langevin(keys);
+  // With a barostat, econserve is meant to be conserved: the heat the
+  // Langevin forces will bring goes to ecouple.
+  if (crescale_) {
+    double heat = a.langevin_heat(keys, dtf_, first);
+    if (comm_) comm_->sum_in_rank_order(&heat, 1);
+    crescale_->add_heat(heat * mvv2e_ * dtf_);
+  }
 }
 
 void Integrator::final(AtomOps& a) {
-  if (mtk_) throw std::logic_error("Integrator: npt and nph move the box: call final(atoms, cell)");
+  if (mtk_ || crescale_) throw std::logic_error("Integrator: a barostat moves the box: call final(atoms, cell)");
+  verlet_final(a);
+}
+
+void Integrator::verlet_final(AtomOps& a) {
   a.half_kick(dtf_);
   if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
 }
@@ -119,14 +152,15 @@ void Integrator::chain_half_step(AtomOps& a) {
 
 double Integrator::thermostat_energy() const {
   if (mtk_) return mtk_->energy();
-  if (spec_.style != IntegratorStyle::kNoseHoover) return 0.0;
+  const double barostat = crescale_ ? crescale_->energy() : 0.0;
+  if (spec_.style != IntegratorStyle::kNoseHoover) return barostat;
   const double kt = kt_;
   double e = dof_ * kt * xi_[0];
   for (int k = 0; k < spec_.chain; ++k) {
     e += 0.5 * q_[k] * vxi_[k] * vxi_[k];
     if (k > 0) e += kt * xi_[k];
   }
-  return e;
+  return e + barostat;
 }
 
 }  // namespace tessera

@@ -7,6 +7,7 @@
 #include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "integrate/atom_ops.hpp"
+#include "integrate/cell_rescale.hpp"
 #include "integrate/nose_hoover_mtk.hpp"
 
 namespace tessera {
@@ -19,6 +20,8 @@ namespace tessera {
 //                Verlet step (Trotter splitting, Tuckerman et al. 2006).
 //   npt, nph     constant pressure (nose_hoover_mtk.hpp), which also moves
 //                the box: these take the CellControl overloads.
+// langevin and nose-hoover may carry a stochastic cell rescaling barostat
+// (cell_rescale.hpp), which also needs the CellControl overloads.
 class Integrator {
  public:
   // `comm` sums the kinetic energy the chain needs over all ranks. The
@@ -33,7 +36,8 @@ class Integrator {
   // The step on any backend's atoms (atom_ops.hpp), for the styles that
   // leave the box alone.
   void initial(AtomOps& atoms);                // (chain half step), half kick, drift
-  void post_force(AtomOps& atoms, long step);  // Langevin forces for this step
+  // Langevin forces for this step; `first`: those of setup, before the run.
+  void post_force(AtomOps& atoms, long step, bool first = false);
   void final(AtomOps& atoms);                  // half kick, (chain half step)
   // The same on the CPU.
   void initial(AtomStore& atoms);
@@ -41,7 +45,8 @@ class Integrator {
   void final(AtomStore& atoms);
 
   // Energy stored in the thermostat (and barostat), so that etotal + this
-  // is conserved for nose-hoover, npt and nph. Zero for nve and langevin.
+  // is conserved for nose-hoover, npt and nph; plus the energy a cell
+  // rescaling barostat took from the particles. Zero for nve and langevin.
   double thermostat_energy() const;
   const IntegratorSpec& spec() const { return spec_; }
 
@@ -54,9 +59,19 @@ class Integrator {
   // The barostat, for npt and nph; null otherwise.
   const NoseHooverMtk* barostat() const { return mtk_.get(); }
   NoseHooverMtk* barostat() { return mtk_.get(); }
+  // The cell rescaling barostat of langevin or nose-hoover; null otherwise.
+  const CellRescale* cell_rescale() const { return crescale_.get(); }
+  // Either barostat's state, for checkpoints (empty without one), and back:
+  // throws InputError if it does not fit this deck's barostat.
+  std::vector<double> barostat_state() const;
+  void restore_barostat(const std::vector<double>& s);
 
  private:
   void chain_half_step(AtomOps& atoms);
+  // The thermostatted velocity Verlet halves, which initial(atoms) and
+  // final(atoms) refuse to run alone when a barostat needs the cell.
+  void verlet_initial(AtomOps& atoms);
+  void verlet_final(AtomOps& atoms);
 
   IntegratorSpec spec_;
   double dof_;
@@ -67,6 +82,7 @@ class Integrator {
   const Communicator* comm_ = nullptr;
   std::vector<double> q_, xi_, vxi_;  // chain masses, positions, velocities
   std::unique_ptr<NoseHooverMtk> mtk_;
+  std::unique_ptr<CellRescale> crescale_;
 };
 
 }  // namespace tessera

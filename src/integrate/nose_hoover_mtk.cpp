@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "integrate/ramp.hpp"
 
 namespace tessera {
 
@@ -48,13 +49,6 @@ NoseHooverMtk::NoseHooverMtk(const IntegratorSpec& spec, const Units& units, lon
 double NoseHooverMtk::sum_over(double v) const {
   if (comm_) comm_->sum_in_rank_order(&v, 1);
   return v;
-}
-
-// LAMMPS's ramp: the fraction of the run done, 0 at its first step.
-static double ramp_fraction(long step, long steps) {
-  double delta = static_cast<double>(step);
-  if (delta != 0.0) delta /= static_cast<double>(steps);
-  return delta;
 }
 
 void NoseHooverMtk::temperature_targets(long step) {

@@ -64,14 +64,51 @@ struct LangevinForce {
   double* fx;
   double* fy;
   double* fz;
-  TESSERA_HD void operator()(int i) const {
+  // Atom i's friction and noise, from its current velocity.
+  TESSERA_HD void components(long i, double out[3]) const {
     const double m = mass_of_type[type[i]];
     const Philox4x32 r = random_words(seed, RandomStream::kLangevin, step, id[i]);
     const double g1 = -m * inv_damp;
     const double g2 = noise_scale * sqrt(m);
-    fx[i] += g1 * vx[i] + g2 * (uniform_open01(r.v[0]) - 0.5);
-    fy[i] += g1 * vy[i] + g2 * (uniform_open01(r.v[1]) - 0.5);
-    fz[i] += g1 * vz[i] + g2 * (uniform_open01(r.v[2]) - 0.5);
+    out[0] = g1 * vx[i] + g2 * (uniform_open01(r.v[0]) - 0.5);
+    out[1] = g1 * vy[i] + g2 * (uniform_open01(r.v[1]) - 0.5);
+    out[2] = g1 * vz[i] + g2 * (uniform_open01(r.v[2]) - 0.5);
+  }
+  TESSERA_HD void operator()(int i) const {
+    double fl[3];
+    components(i, fl);
+    fx[i] += fl[0];
+    fy[i] += fl[1];
+    fz[i] += fl[2];
+  }
+};
+
+// The work the Langevin forces just added (`lf`, the same keys; f already
+// holds them) will do in the half kicks that use them, per atom, in units
+// of force x velocity (times mvv2e dtf: energy). A half kick from v_a to
+// v_b = v_a + dtf F/m changes m v^2 / 2 by exactly dtf F.(v_a + v_b)/2,
+// so F_L's share is dtf F_L.(v_a + v_b)/2, the trapezoid that the noise
+// needs (F_L.v at one end would be off by the noise's own heating). After
+// a step's forces, two kicks follow: this step's second and the next
+// step's first, taken from where the first ends (v_c = v_b; a barostat's
+// rescaling in between is not seen). `first`: setup's forces, whose only
+// kick is the first step's.
+struct LangevinHeat {
+  LangevinForce lf;
+  double dtf;
+  bool first;
+  TESSERA_HD void operator()(long i, double* acc) const {
+    double fl[3];
+    lf.components(i, fl);
+    const double dtfm = dtf / lf.mass_of_type[lf.type[i]];
+    const double v[3] = {lf.vx[i], lf.vy[i], lf.vz[i]};
+    const double f[3] = {lf.fx[i], lf.fy[i], lf.fz[i]};
+    for (int d = 0; d < 3; ++d) {
+      const double vb = v[d] + dtfm * f[d];
+      const double kick2 = first ? 0.0 : 0.5 * (v[d] + vb);
+      const double kick1 = first ? 0.5 * (v[d] + vb) : 0.5 * (vb + (vb + dtfm * f[d]));
+      acc[0] += fl[d] * (kick2 + kick1);
+    }
   }
 };
 

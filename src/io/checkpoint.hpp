@@ -107,9 +107,10 @@ struct CheckpointState {
   std::string units = "lj";  // the deck's `units` (/state attr units, absent for lj)
   std::string integrator_style;
   std::vector<double> chain_position, chain_velocity;
-  // npt and nph only (empty otherwise, and then not in the file): the
-  // barostat's and its chains' state (NoseHooverMtk::state) and the box the
-  // neighbour list was built in, which a moving box makes differ from `box`.
+  // npt, nph and c-rescale only (empty otherwise, and then not in the
+  // file): the barostat's state (NoseHooverMtk::state, CellRescale::state)
+  // and the box the neighbour list was built in, which a moving box makes
+  // differ from `box`.
   std::vector<double> barostat_state;
   std::vector<double> build_box;  // lo x y z, hi x y z
   std::uint64_t random_key = 0;

@@ -242,7 +242,7 @@ std::string margin_lines(const Deck& deck, const Box& low, double margin, const 
   std::string out = fmt::format(
       "Box margin {:g}% of the volume (--box-margin{}): the figures below are for the box shrunk to "
       "{:g} x {:g} x {:g}\n",
-      100 * margin, deck.integrator.barostat() ? "; npt/nph move the box" : "", low.length(0), low.length(1),
+      100 * margin, deck.integrator.moves_box() ? "; a barostat moves the box" : "", low.length(0), low.length(1),
       low.length(2));
   for (int d = 0; d < 3; ++d) {
     const double side = low.length(d) / grid.n[d];
@@ -297,7 +297,7 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
   // A barostat moves the box: the figures are those of the box shrunk by the
   // margin, where the atoms are densest, the lists longest and the
   // sub-boxes thinnest (a growing box only lowers them).
-  const double margin = box_margin >= 0 ? box_margin : deck.integrator.barostat() ? kBarostatBoxMargin : 0;
+  const double margin = box_margin >= 0 ? box_margin : deck.integrator.moves_box() ? kBarostatBoxMargin : 0;
   if (!(margin < 1)) throw InputError(fmt::format("--box-margin must be at least 0 and below 1, got {:g}", margin));
   const Box low = shrunk(box, margin);
   const auto counts = count_per_rank(margin > 0 ? shrunk(sim.atoms(), box, low) : sim.atoms(), low, grid, reach);

@@ -34,7 +34,9 @@ TESSERA_HD inline Philox4x32 philox4x32_10(Philox4x32 ctr, std::uint32_t k0, std
 
 // Separate streams for separate purposes, so that e.g. initial velocities
 // and Langevin noise never reuse a counter even with the same seed.
-enum class RandomStream : std::uint32_t { kVelocity = 1, kLangevin = 2 };
+// kBarostat: the stochastic cell rescaling barostat's draws, one counter per
+// step (id 0), the same on every rank.
+enum class RandomStream : std::uint32_t { kVelocity = 1, kLangevin = 2, kBarostat = 3 };
 
 // Four 32-bit words for (seed, stream, step, id).
 TESSERA_HD inline Philox4x32 random_words(std::uint64_t seed, RandomStream stream, std::uint64_t step,

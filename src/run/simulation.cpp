@@ -254,7 +254,7 @@ void Simulation::compute_forces() {
   backend_->compute_forces();
 }
 
-// The barostat's view of this simulation (integrate/nose_hoover_mtk.hpp).
+// The barostats' view of this simulation (integrate/nose_hoover_mtk.hpp).
 class Simulation::Cell final : public CellControl {
  public:
   explicit Cell(Simulation& s) : s_(s) {}
@@ -281,7 +281,7 @@ class Simulation::Cell final : public CellControl {
 void Simulation::build_and_compute_forces(const CheckpointState* as_checkpointed) {
   // An aniso barostat is driven by the diagonal of the virial tensor, and
   // thermo may show the pressure tensor.
-  bool tensor = deck_.integrator.barostat() && deck_.integrator.coupling == PressureCoupling::kAniso;
+  bool tensor = deck_.integrator.moves_box() && deck_.integrator.coupling == PressureCoupling::kAniso;
   for (const std::string& c : deck_.thermo.columns) tensor = tensor || thermo_column_needs_tensor(c);
   if (tensor) set_virial_tensor(true);
   backend_->upload();  // on a device, the one host -> device copy of a fresh run or a restart
@@ -297,10 +297,12 @@ void Simulation::setup() {
   timers_.start(Phase::kOther);
   build_and_compute_forces(nullptr);
   timers_.next(Phase::kIntegrate);
-  if (device_)
-    integrator_.post_force(device_->ops(), step_);
-  else
-    integrator_.post_force(atoms_, step_);
+  if (device_) {
+    integrator_.post_force(device_->ops(), step_, true);
+  } else {
+    CpuAtomOps ops(atoms_);
+    integrator_.post_force(ops, step_, true);
+  }
   setup_integrator();
   timers_.stop();
   ready_ = true;

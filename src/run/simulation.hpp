@@ -202,6 +202,8 @@ class Simulation {
   // After restore(): the checkpoint's box and barostat (true when restored);
   // the integrator's setup when a barostat has no state to continue.
   bool restore_barostat(const CheckpointState& s, const std::string& source);
+  // Whether `s`'s thermostat chain is this deck's to continue.
+  bool continues_chain(const CheckpointState& s) const;
   void setup_integrator();
   bool rebuild_due();
   void check_motion() const;

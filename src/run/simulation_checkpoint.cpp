@@ -139,17 +139,24 @@ CheckpointState Simulation::capture_state() const {
   s.last_build_step = last_build_;
   s.neighbor_builds = neighbor_builds();
   s.units = units_.name;
-  s.integrator_style = to_string(deck_.integrator.style);
+  s.integrator_style = integrator_label(deck_.integrator);
   s.chain_position = integrator_.chain_positions();
   s.chain_velocity = integrator_.chain_velocities();
-  if (const NoseHooverMtk* b = integrator_.barostat()) {
-    s.barostat_state = b->state();
+  if (deck_.integrator.moves_box()) {
+    s.barostat_state = integrator_.barostat_state();
     s.build_box = {box_at_build_.lo[0], box_at_build_.lo[1], box_at_build_.lo[2],
                    box_at_build_.hi[0], box_at_build_.hi[1], box_at_build_.hi[2]};
   }
   s.random_key = deck_.integrator.seed;
   s.random_counter = static_cast<std::uint64_t>(step_);
   return s;
+}
+
+// A Nose-Hoover chain continues from a Nose-Hoover checkpoint, with or
+// without a cell rescaling barostat on either side.
+bool Simulation::continues_chain(const CheckpointState& s) const {
+  return deck_.integrator.style == IntegratorStyle::kNoseHoover &&
+         integrator_label_style(s.integrator_style) == to_string(deck_.integrator.style);
 }
 
 std::string Simulation::misfit(const CheckpointState& s,
@@ -181,8 +188,7 @@ std::string Simulation::misfit(const CheckpointState& s,
     if (deck_atoms[k].second != s.type[k])
       return fmt::format("atom {} has type {} in it, {} in the deck", s.id[k], s.type[k], deck_atoms[k].second);
   }
-  if (s.integrator_style == to_string(deck_.integrator.style) &&
-      deck_.integrator.style == IntegratorStyle::kNoseHoover) {
+  if (continues_chain(s)) {
     try {
       integrator_.restore_chain(s.chain_position, s.chain_velocity);
     } catch (const InputError& e) {
@@ -242,9 +248,7 @@ void Simulation::scatter_checkpoint(const CheckpointState& given, bool same_layo
   problem = comm_.broadcast_text(problem);
   if (!problem.empty()) throw InputError(problem);
   unpack_atoms(comm_.scatter_from_root(parts), s);
-  if (!root && s.integrator_style == to_string(deck_.integrator.style) &&
-      deck_.integrator.style == IntegratorStyle::kNoseHoover)
-    integrator_.restore_chain(s.chain_position, s.chain_velocity);
+  if (!root && continues_chain(s)) integrator_.restore_chain(s.chain_position, s.chain_velocity);
 }
 
 void Simulation::restore(const CheckpointState& given, const std::string& source) {
@@ -316,10 +320,9 @@ void Simulation::rebuild_as_checkpointed(const CheckpointState& s) {
 // the box (its checkpoint has a build box) continues in the box it reached.
 bool Simulation::restore_barostat(const CheckpointState& s, const std::string& source) {
   if (!s.build_box.empty()) move_box(s.box);
-  NoseHooverMtk* b = integrator_.barostat();
-  if (!b || s.integrator_style != to_string(deck_.integrator.style)) return false;
+  if (!deck_.integrator.moves_box() || s.integrator_style != integrator_label(deck_.integrator)) return false;
   try {
-    b->restore(s.barostat_state);
+    integrator_.restore_barostat(s.barostat_state);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: does not fit the deck {}: {}", source, deck_.path, e.what()));
   }

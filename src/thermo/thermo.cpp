@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "integrate/step_functors.hpp"
 #include "io/text_output.hpp"
 #include "thermo/ordered_sum.hpp"
 
@@ -61,6 +62,17 @@ PressureTensor pressure_tensor(const TensorSums& s, double volume, const Units& 
 double sum_mv2(const AtomStore& a) {
   double out;
   block_sums<1>(static_cast<long>(a.nlocal), mv2_terms(a), &out);
+  return out;
+}
+
+double sum_langevin_heat(const AtomStore& a, const LangevinKeys& k, double dtf, bool first) {
+  // LangevinForce reads and writes through its pointers; the sum only reads.
+  auto& w = const_cast<AtomStore&>(a);
+  const LangevinForce lf{k.inv_damp, k.noise_scale, k.seed, k.step, a.id.data(), a.type.data(),
+                         a.mass_of_type.data(), a.vx.data(), a.vy.data(), a.vz.data(), w.fx.data(),
+                         w.fy.data(), w.fz.data()};
+  double out;
+  block_sums<1>(static_cast<long>(a.nlocal), LangevinHeat{lf, dtf, first}, &out);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "atoms/atom_store.hpp"
 #include "core/units.hpp"
 #include "domain/box.hpp"
+#include "integrate/atom_ops.hpp"
 
 namespace tessera {
 
@@ -34,6 +35,8 @@ struct PressureTensor {
 };
 PressureTensor pressure_tensor(const TensorSums& sums, double volume, const Units& units);
 double sum_mv2(const AtomStore& atoms);
+// LangevinHeat (integrate/step_functors.hpp) summed over the local atoms.
+double sum_langevin_heat(const AtomStore& atoms, const LangevinKeys& keys, double dtf, bool first);
 // The same per axis: m vx^2, m vy^2, m vz^2 (the device's bits too).
 void sum_mv2_axes(const AtomStore& atoms, double out[3]);
 

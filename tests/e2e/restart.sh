@@ -2,7 +2,8 @@
 # Checkpoint and restart through the command line (issue 4):
 #  - 1,000 steps straight and 500 + restart + 500 end bitwise identical
 #    (positions, velocities, thermo CSV, trajectory) for NVE, Langevin,
-#    Nose-Hoover and npt (the box, the barostat and its chains continue);
+#    Nose-Hoover, npt (the box, the barostat and its chains continue) and
+#    Langevin with the c-rescale barostat (the box and its ecouple continue);
 #  - a run that died after its last checkpoint resumes without duplicated or
 #    missing thermo lines and frames;
 #  - --restart auto skips a damaged newest checkpoint and says so, starts
@@ -42,9 +43,10 @@ integrators=(
   "{style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 5}"
   "{style: nose-hoover, dt: 0.005, temperature: 1.0, damping: 0.5}"
   "{style: npt, dt: 0.005, temperature: 1.0, damping: 0.5, pressure: 1.0, pressure_damping: 0.5, coupling: aniso}"
+  "{style: langevin, dt: 0.005, temperature: 1.0, damping: 1.0, seed: 5, barostat: {style: c-rescale, pressure: 1.0, damping: 0.5, compressibility: 0.05, coupling: aniso}}"
 )
-names=(nve langevin nh npt)
-for k in 0 1 2 3; do
+names=(nve langevin nh npt crescale)
+for k in 0 1 2 3 4; do
   n=${names[$k]}
   deck "$n-straight" 1000 "${integrators[$k]}"
   "$bin" run "$n-straight.yaml" > "$n-straight.out" 2>&1

@@ -159,6 +159,83 @@ TEST_CASE("bad npt, nph and thermo columns name the key", "[deck][barostat]") {
   CHECK(d.thermo.columns.back() == "vol");
 }
 
+TEST_CASE("bad c-rescale barostat blocks name file, line and key", "[deck][barostat][crescale]") {
+  // The block on its own lines, so that each key has a line of its own.
+  const std::string lan = test::replace(kGood, "integrator: {style: nve, dt: 0.005}\n",
+                                        "integrator:\n"
+                                        "  style: langevin\n"
+                                        "  dt: 0.005\n"
+                                        "  temperature: 1.5\n"
+                                        "  damping: 0.5\n"
+                                        "  seed: 7\n"
+                                        "  barostat:\n"
+                                        "    style: c-rescale\n"
+                                        "    pressure: 1.0\n"
+                                        "    damping: 1.0\n"
+                                        "    compressibility: 0.05\n");
+  const std::string nh = test::replace(test::replace(lan, "style: langevin", "style: nose-hoover"), "  seed: 7\n", "");
+  struct Bad {
+    std::string yaml, expect;
+  };
+  const std::vector<Bad> bad = {
+      {test::replace(lan, "    damping: 1.0", "    damping: 0"), "bad.yaml:19:14: integrator.barostat.damping: must be positive, got 0"},
+      {test::replace(lan, "    damping: 1.0", "    damping: -2"), "integrator.barostat.damping: must be positive, got -2"},
+      {test::replace(lan, "    damping: 1.0", "    damping: 0.01"),
+       "integrator.barostat.damping: 0.01 is shorter than 5 time steps"},
+      {test::replace(lan, "compressibility: 0.05", "compressibility: 0"),
+       "bad.yaml:20:22: integrator.barostat.compressibility: must be positive, got 0"},
+      {test::replace(lan, "compressibility: 0.05", "compressibility: -1e-3"),
+       "integrator.barostat.compressibility: must be positive, got -0.001"},
+      {test::replace(lan, "style: c-rescale", "style: berendsen"),
+       "bad.yaml:17:12: integrator.barostat.style: unknown barostat 'berendsen' (known: c-rescale"},
+      {test::replace(lan, "    pressure: 1.0", "    pressure: -1"),
+       "integrator.barostat.pressure: must be positive and finite, got -1"},
+      {test::replace(lan, "    pressure: 1.0", "    pressure: [1, 2, 3]"),
+       "integrator.barostat.pressure: expected one value or [start, stop]"},
+      {test::replace(lan, "compressibility: 0.05", "compressibility: 0.05\n    coupling: tri"),
+       "integrator.barostat.coupling: unknown coupling 'tri' (known: iso, aniso)"},
+      {test::replace(lan, "compressibility: 0.05", "compressibility: 0.05\n    mtk: true"),
+       "integrator.barostat.mtk: unknown key"},
+      {test::replace(lan, "    compressibility: 0.05\n", ""),
+       "missing required key 'integrator.barostat.compressibility'"},
+      {test::replace(lan, "    damping: 1.0\n", ""), "missing required key 'integrator.barostat.damping'"},
+      {nh, "integrator.barostat: the 'seed' of the barostat's noise is required with nose-hoover"},
+      {test::replace(test::replace(lan, "style: langevin", "style: nve"), "  temperature: 1.5\n  damping: 0.5\n  seed: 7\n",
+                     ""),
+       "bad.yaml:14:5: integrator.barostat: a barostat needs a thermostat: give it with style langevin or "
+       "nose-hoover, not nve"},
+      {test::replace(test::replace(lan, "style: langevin", "style: npt"), "  seed: 7\n", "  pressure: 1\n"),
+       "integrator.barostat: npt has its own barostat"},
+      {test::replace(test::replace(lan, "style: langevin", "style: nph"), "  seed: 7\n", ""),
+       "integrator.barostat: nph has its own barostat"},
+  };
+  for (const auto& b : bad) {
+    INFO(b.yaml);
+    CHECK_THAT(error_of(b.yaml), Catch::Contains(b.expect));
+  }
+  // Good ones: the defaults, a ramp, the Langevin seed lent, the volume shown.
+  const Deck d = parse_deck(lan, "good.yaml");
+  CHECK(d.integrator.c_rescale);
+  CHECK(d.integrator.moves_box());
+  CHECK_FALSE(d.integrator.barostat());
+  CHECK(d.integrator.pressure == 1.0);
+  CHECK(d.integrator.pressure_stop == 1.0);
+  CHECK(d.integrator.pressure_damping == 1.0);
+  CHECK(d.integrator.compressibility == 0.05);
+  CHECK(d.integrator.coupling == PressureCoupling::kIso);
+  CHECK(d.integrator.barostat_seed == 7);
+  CHECK(d.thermo.columns.back() == "vol");
+  CHECK(integrator_label(d.integrator) == "langevin+c-rescale");
+  const Deck e = parse_deck(test::replace(test::replace(nh, "    pressure: 1.0", "    pressure: [1.0, 2.0]"),
+                                          "compressibility: 0.05", "compressibility: 0.05\n    coupling: aniso\n    seed: 11"),
+                            "good.yaml");
+  CHECK(e.integrator.pressure_stop == 2.0);
+  CHECK(e.integrator.coupling == PressureCoupling::kAniso);
+  CHECK(e.integrator.barostat_seed == 11);
+  CHECK(integrator_label(e.integrator) == "nose-hoover+c-rescale");
+  CHECK(integrator_label_style("nose-hoover+c-rescale") == "nose-hoover");
+}
+
 TEST_CASE("a misspelt key gets the nearest valid one as a suggestion", "[deck]") {
   const std::vector<std::string> top = {"units", "system", "velocity", "potential", "neighbor", "integrator", "run",
                                         "output", "threads", "analysis"};

@@ -24,6 +24,7 @@ struct RecordingOps final : AtomOps {
   void half_kick(double d) override { dtf = d; }
   void drift(double d) override { dt = d; }
   void langevin(const LangevinKeys& k) override { keys = k; }
+  double langevin_heat(const LangevinKeys&, double, bool) const override { return 0; }
   void scale_velocities(double s) override { scale = s; }
   void scale_velocities_twice(const double*) override {}
   void remap(const Box&, const Box&) override {}
