@@ -176,11 +176,10 @@ TEST_CASE("c-rescale: one step is the closed-form update of the last step's pres
   // analytically the drift is -(beta dt / tau) (P0 - P).
   const double beta = 0.05, tau = 0.5, dt = 0.005, kt = 1.5;
   const std::uint64_t seed = 31;
-  auto one_step = [&](double p0, double& p_before, double& v_before) {
+  auto one_step = [&](const std::string& target, double& p_before, double& v_before) {
     Simulation sim(test::deck_from(crescale_deck(
         4, 1.1, 1.5,
-        langevin_crescale("{style: c-rescale, pressure: " + fmt::format("{:.17g}", p0) + ", damping: 0.5, compressibility: 0.05}"),
-        10)));
+        langevin_crescale("{style: c-rescale, pressure: " + target + ", damping: 0.5, compressibility: 0.05}"), 10)));
     sim.setup();
     const ThermoValues t0 = sim.thermo();
     p_before = t0.press;
@@ -196,7 +195,7 @@ TEST_CASE("c-rescale: one step is the closed-form update of the last step's pres
   };
   const double xi = cell_rescale_normals(seed, 1)[0];
   double p = 0, v = 0;
-  const double dlnv = one_step(1.0, p, v);
+  const double dlnv = one_step("1.0", p, v);
   const double noise = std::sqrt(2.0 * kt * beta * dt / (v * tau)) * xi;
   const double drift = -(beta * dt / tau) * (1.0 - p);
   INFO("P(0) = " << p << ", V = " << v << ", xi = " << xi << ", d ln V = " << dlnv);
@@ -205,9 +204,12 @@ TEST_CASE("c-rescale: one step is the closed-form update of the last step's pres
   CHECK(drift > 0);  // above the target: the box grows
   // The target at the current pressure: the volume moves by the noise alone.
   double p2 = 0, v2 = 0;
-  const double pure = one_step(p, p2, v2);
+  const double pure = one_step(fmt::format("{:.17g}", p), p2, v2);
   CHECK(p2 == p);
   CHECK(pure == Approx(noise).epsilon(1e-9));
+  // A ramp over the run's 10 steps: step 1 is driven to start + (stop - start) / 10.
+  const double ramp = one_step(fmt::format("[{:.17g}, {:.17g}]", p, p + 10.0), p2, v2);
+  CHECK(ramp - noise == Approx(-(beta * dt / tau) * 1.0).epsilon(1e-9));
   // The draws: fixed by (seed, step), different from step to step.
   CHECK(cell_rescale_normals(seed, 1) == cell_rescale_normals(seed, 1));
   CHECK(cell_rescale_normals(seed, 2)[0] != xi);
