@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Constant-pressure statistics (issue 28, item 4): the same LJ liquid at
-T = 1.0, P = 1.0 in Tessera's npt and in LAMMPS's fix npt, one engine after
-the other on one core each, then
+T = 1.0, P = 1.0 in Tessera's npt, in LAMMPS's fix npt, and in Tessera's
+stochastic cell rescaling barostat (C-rescale, beside a Nose-Hoover chain),
+one run after the other on one core each, then
 
   - the mean pressure of each run against the target, with the standard
     error of block averages (20 blocks of the production part);
@@ -12,9 +13,11 @@ the other on one core each, then
     a straight line through the block means, Tessera's against LAMMPS's.
 
 Verdicts (exit 1 when one fails): Tessera's mean pressure within two
-standard errors of the target; its compressibility within two combined
-errors of LAMMPS's; its |drift| no larger than LAMMPS's plus three combined
-standard errors of the two slopes. The report (markdown) goes to
+standard errors of the target, with either barostat; its npt compressibility
+within two combined errors of LAMMPS's, and C-rescale's within two combined
+errors of npt's; its npt |drift| no larger than LAMMPS's plus three combined
+standard errors of the two slopes (C-rescale's drift is reported: its
+conserved quantity is another one). The report (markdown) goes to
 RESULTS_DIR.
 
 Usage: run.py TESSERA_BINARY
@@ -22,7 +25,9 @@ Environment: STEPS (production steps, default 200000; a smoke run with fewer
 writes its report into the scratch folder), EQUIL (steps discarded first,
 default 20000), LMP (default /usr/bin/lmp), RESULTS_DIR (default
 <repo>/benchmarks/results), CELLS (fcc cells per side, default 8: 2,048
-atoms).
+atoms), REUSE (a scratch folder of an earlier run with the same settings:
+its tessera.csv, lammps.log and crescale.csv are read instead of run again,
+and the report says so).
 """
 import datetime
 import os
@@ -59,6 +64,14 @@ run: {{steps: {steps}}}
 output:
   thermo: {{every: {every}, file: tessera.csv, screen: false, columns: [step, temp, press, vol, etotal, econserve]}}
 """
+
+
+def crescale_deck(cells, steps, every):
+    deck = tessera_deck(cells, steps, every).replace("tessera.csv", "crescale.csv")
+    return deck.replace(
+        f"integrator: {{style: npt, dt: {DT}, temperature: {T}, damping: {TDAMP}, pressure: {P}, pressure_damping: {PDAMP}}}",
+        f"integrator: {{style: nose-hoover, dt: {DT}, temperature: {T}, damping: {TDAMP}, "
+        f"barostat: {{style: c-rescale, pressure: {P}, damping: {PDAMP}, compressibility: 0.1, seed: 11}}}}")
 
 
 def lammps_input(cells, steps, every):
@@ -165,11 +178,28 @@ def main(argv):
         f.write(tessera_deck(cells, total, every))
     with open(os.path.join(work, "in.npt"), "w") as f:
         f.write(lammps_input(cells, total, every))
+    with open(os.path.join(work, "crescale.yaml"), "w") as f:
+        f.write(crescale_deck(cells, total, every))
+    reuse = os.environ.get("REUSE", "")
     secs = {}
-    secs["Tessera"] = run([tessera, "run", "tessera.yaml", "--threads", "1"], work, "tessera.out")
-    secs["LAMMPS"] = run([lmp, "-nocite", "-in", "in.npt", "-log", "lammps.log", "-screen", "none"], work, "lmp.out")
-    engines = {"Tessera": read_tessera(os.path.join(work, "tessera.csv")),
-               "LAMMPS": read_lammps(os.path.join(work, "lammps.log"))}
+
+    def outcome(name, output, cmd, log):
+        if reuse and os.path.exists(os.path.join(reuse, output)):
+            secs[name] = float("nan")
+            return os.path.join(reuse, output)
+        secs[name] = run(cmd, work, log)
+        return os.path.join(work, output)
+
+    engines = {
+        "Tessera npt": read_tessera(outcome("Tessera npt", "tessera.csv",
+                                            [tessera, "run", "tessera.yaml", "--threads", "1"], "tessera.out")),
+        "LAMMPS fix npt": read_lammps(outcome("LAMMPS fix npt", "lammps.log",
+                                              [lmp, "-nocite", "-in", "in.npt", "-log", "lammps.log", "-screen",
+                                               "none"], "lmp.out")),
+        "Tessera C-rescale": read_tessera(outcome("Tessera C-rescale", "crescale.csv",
+                                                  [tessera, "run", "crescale.yaml", "--threads", "1"],
+                                                  "crescale.out")),
+    }
     rows, stats = [], {}
     natoms = 4 * cells ** 3
     for name, d in engines.items():
@@ -180,17 +210,22 @@ def main(argv):
         kappa, kappa_se = compressibility(d["vol"][keep])
         slope, slope_se = drift(d["step"][keep], d["econserve"][keep])
         stats[name] = dict(p=p, p_se=p_se, kappa=kappa, kappa_se=kappa_se, slope=slope, slope_se=slope_se)
+        wall = "reused" if np.isnan(secs[name]) else f"{secs[name]:.0f}"
         rows.append(f"| {name} | {t:.4f} ± {t_se:.4f} | {p:.4f} ± {p_se:.4f} | {natoms / v:.5f} | "
-                    f"{kappa:.4f} ± {kappa_se:.4f} | {slope:+.2e} ± {slope_se:.1e} | {secs[name]:.0f} |")
-    o, l = stats["Tessera"], stats["LAMMPS"]
+                    f"{kappa:.4f} ± {kappa_se:.4f} | {slope:+.2e} ± {slope_se:.1e} | {wall} |")
+    o, l, c = stats["Tessera npt"], stats["LAMMPS fix npt"], stats["Tessera C-rescale"]
     verdicts = [
-        ("Tessera's mean pressure within 2 standard errors of the target",
+        ("Tessera npt's mean pressure within 2 standard errors of the target",
          abs(o["p"] - P) < 2 * o["p_se"]),
+        ("Tessera C-rescale's mean pressure within 2 standard errors of the target",
+         abs(c["p"] - P) < 2 * c["p_se"]),
         ("LAMMPS's mean pressure within 2 standard errors of the target (the method's own check)",
          abs(l["p"] - P) < 2 * l["p_se"]),
-        ("compressibility: Tessera's within 2 combined errors of LAMMPS's",
+        ("compressibility: Tessera npt's within 2 combined errors of LAMMPS's",
          abs(o["kappa"] - l["kappa"]) < 2 * np.hypot(o["kappa_se"], l["kappa_se"])),
-        ("econserve drift: Tessera's |slope| no larger than LAMMPS's + 3 combined errors",
+        ("compressibility: C-rescale's within 2 combined errors of Tessera npt's",
+         abs(c["kappa"] - o["kappa"]) < 2 * np.hypot(c["kappa_se"], o["kappa_se"])),
+        ("econserve drift: Tessera npt's |slope| no larger than LAMMPS's + 3 combined errors",
          abs(o["slope"]) <= abs(l["slope"]) + 3 * np.hypot(o["slope_se"], l["slope_se"])),
     ]
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"], capture_output=True,
@@ -206,7 +241,11 @@ def main(argv):
         "",
         f"System: {natoms} LJ atoms (fcc 0.8442 melted from T = 1.44), lj/cut 2.5 shifted, skin 0.3, "
         f"T = {T}, P = {P}, dt = {DT}, Tdamp = {TDAMP}, Pdamp = {PDAMP}, iso, chains 3/3, MTK on; "
-        f"{equil} steps discarded, then {steps} steps, thermo every {every} steps, {BLOCKS} blocks.",
+        f"{equil} steps discarded, then {steps} steps, thermo every {every} steps, {BLOCKS} blocks. "
+        f"C-rescale: the same with a Nose-Hoover chain (Tdamp {TDAMP}) and `barostat: {{style: c-rescale, "
+        f"damping: {PDAMP}, compressibility: 0.1}}`."
+        + (f" Runs marked reused were read from {reuse}, an earlier run of this script with the same settings."
+           if reuse else ""),
         "",
         "| engine | T | P | density | κ_T (σ³/ε) | d(econserve)/dt per atom (ε/τ) | wall s |",
         "|---|---|---|---|---|---|---|",

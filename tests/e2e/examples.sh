@@ -16,6 +16,8 @@
 #                    (3%), its mean pressure the target, and keeps econserve
 #                    (not etotal); NVE from its checkpoint runs in the
 #                    barostat's final box and conserves the total energy
+#   lj-crescale      Langevin with the C-rescale barostat finds the same density
+#                    and holds the same mean pressure
 #   morse-npt-melt   the box expands as the crystal heats, and the atoms that
 #                    only vibrated at the start diffuse at the end
 #   lj-sweep         through slurm/temperature-sweep.sbatch (srun stubbed): the
@@ -33,7 +35,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 export OMP_NUM_THREADS=1
 
-for deck in lj-slab morse-heat lj-nvt-equilibrate lj-nve-production lj-sweep lj-npt-equilibrate lj-npt-nve-production morse-npt-melt; do
+for deck in lj-slab morse-heat lj-nvt-equilibrate lj-nve-production lj-sweep lj-npt-equilibrate lj-npt-nve-production morse-npt-melt lj-crescale-equilibrate; do
   "$bin" validate "$src/inputs/$deck.yaml" > "validate-$deck.txt" 2>&1
   check "inputs/$deck.yaml validates at full size" test $? -eq 0
 done
@@ -215,6 +217,19 @@ check "npt-nve: total energy conserved within 2e-3 per atom" awk -v d="$nve_drif
 check "npt-nve: pressure stays near the npt target (0.3)" within "$p" 1.0 0.3
 cd .. || exit 1
 
+# --- The same state point with Langevin and the C-rescale barostat ----------
+mkdir crescale && cd crescale || exit 1
+sed -e 's/cells: \[10, 10, 10\]/cells: [6, 6, 6]/' -e 's/steps: 10000/steps: 2000/' \
+  "$src/inputs/lj-crescale-equilibrate.yaml" > lj-crescale-equilibrate.yaml
+"$bin" run lj-crescale-equilibrate.yaml > run.txt 2>&1
+check "c-rescale: run exits 0" test $? -eq 0
+rho=$(mean_column lj-crescale.thermo.csv 8 1000 2000)
+p=$(mean_column lj-crescale.thermo.csv 6 1000 2000)
+echo "  c-rescale: mean density $rho, mean pressure $p over steps 1000-2000 (target P 1.0)"
+check "c-rescale: the liquid's density at T = 1, P = 1 (LAMMPS npt's 0.752, 3%)" within "$rho" 0.752 0.03
+check "c-rescale: mean pressure at the target (0.2)" within "$p" 1.0 0.2
+cd .. || exit 1
+
 # --- Morse crystal heated through melting at constant pressure ------------
 mkdir morse-npt && cd morse-npt || exit 1
 sed -e 's/cells: \[10, 10, 10\]/cells: [5, 5, 5]/' -e 's/steps: 20000/steps: 4000/' \
@@ -278,7 +293,7 @@ check "sweep: each within 10% of its target" test $ok -eq 0
 cd .. || exit 1
 
 if ((fail)); then
-  for f in slab/run.txt morse/run.txt ramp/ramp.txt nvt-nve/nvt.txt nvt-nve/nve.txt npt-nve/npt.txt npt-nve/nve.txt morse-npt/run.txt sweep/task*.txt; do
+  for f in slab/run.txt morse/run.txt ramp/ramp.txt nvt-nve/nvt.txt nvt-nve/nve.txt npt-nve/npt.txt npt-nve/nve.txt crescale/run.txt morse-npt/run.txt sweep/task*.txt; do
     echo "--- $f"; tail -n 15 "$f"
   done
 fi

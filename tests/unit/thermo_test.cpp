@@ -50,7 +50,7 @@ TEST_CASE("pressure and temperature follow the LAMMPS definitions", "[thermo]") 
   CHECK(v.press == Approx((30.0 + 12.0) / (3 * 8.0)));
 }
 
-TEST_CASE("metal and real units label the CSV header; lj keeps plain names", "[thermo][units]") {
+TEST_CASE("metal and real units label the CSV header, lj keeps plain names", "[thermo][units]") {
   const auto path = (std::filesystem::temp_directory_path() / "tessera_thermo_units.csv").string();
   const auto header = [&](const Units* u, std::vector<std::string> columns) {
     { ThermoWriter w(path, false, false, -1, std::move(columns), u); }
