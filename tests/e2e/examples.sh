@@ -182,14 +182,20 @@ for d in lj-npt-equilibrate lj-npt-nve-production; do
 done
 "$bin" run lj-npt-equilibrate.yaml > npt.txt 2>&1
 check "npt: run exits 0" test $? -eq 0
-# LAMMPS fix npt on the full-size deck: mean density 0.752 over steps
-# 5,000-10,000 (inputs/lj-npt-equilibrate.yaml's header). 864 atoms
-# fluctuate by about 1% in volume, and their mean over 1,000 steps much less.
-rho=$(mean_column lj-npt.thermo.csv 8 1000 2000)
-p=$(mean_column lj-npt.thermo.csv 6 1000 2000)
-echo "  npt: mean density $rho, mean pressure $p over steps 1000-2000 (target P 1.0)"
-check "npt: the liquid's density at T = 1, P = 1 (0.752, 3%)" within "$rho" 0.752 0.03
-check "npt: mean pressure at the target (0.2)" within "$p" 1.0 0.2
+# liquid_at_target LABEL CSV: the LJ liquid at T = 1, P = 1 over steps
+# 1000-2000 of a thermo CSV whose column 6 is press and 8 density. LAMMPS
+# fix npt on the full-size deck: mean density 0.752 over steps 5,000-10,000
+# (inputs/lj-npt-equilibrate.yaml's header). 864 atoms fluctuate by about 1%
+# in volume, and their mean over 1,000 steps much less.
+liquid_at_target() {
+  local rho p
+  rho=$(mean_column "$2" 8 1000 2000)
+  p=$(mean_column "$2" 6 1000 2000)
+  echo "  $1: mean density $rho, mean pressure $p over steps 1000-2000 (target P 1.0)"
+  check "$1: the liquid's density at T = 1, P = 1 (LAMMPS npt's 0.752, 3%)" within "$rho" 0.752 0.03
+  check "$1: mean pressure at the target (0.2)" within "$p" 1.0 0.2
+}
+liquid_at_target npt lj-npt.thermo.csv
 spread() {  # spread FILE COLUMN: max - min over steps >= 500
   awk -F, -v c="$2" 'NR > 1 && $1 >= 500 { if (!n++) lo = hi = $c; if ($c < lo) lo = $c; if ($c > hi) hi = $c }
     END { printf "%.3g\n", hi - lo }' "$1"
@@ -223,11 +229,7 @@ sed -e 's/cells: \[10, 10, 10\]/cells: [6, 6, 6]/' -e 's/steps: 10000/steps: 200
   "$src/inputs/lj-crescale-equilibrate.yaml" > lj-crescale-equilibrate.yaml
 "$bin" run lj-crescale-equilibrate.yaml > run.txt 2>&1
 check "c-rescale: run exits 0" test $? -eq 0
-rho=$(mean_column lj-crescale.thermo.csv 8 1000 2000)
-p=$(mean_column lj-crescale.thermo.csv 6 1000 2000)
-echo "  c-rescale: mean density $rho, mean pressure $p over steps 1000-2000 (target P 1.0)"
-check "c-rescale: the liquid's density at T = 1, P = 1 (LAMMPS npt's 0.752, 3%)" within "$rho" 0.752 0.03
-check "c-rescale: mean pressure at the target (0.2)" within "$p" 1.0 0.2
+liquid_at_target c-rescale lj-crescale.thermo.csv
 cd .. || exit 1
 
 # --- Morse crystal heated through melting at constant pressure ------------
