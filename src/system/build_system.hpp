@@ -13,7 +13,7 @@ namespace tessera {
 // progress: docs/wip-molecules.md). Read and checked, not yet simulated:
 // build_system refuses a system with bonds or angles until the engine
 // carries them.
-struct Topology {
+struct MolecularTopology {
   struct Bond {
     AtomId id;
     int type;
@@ -42,7 +42,7 @@ struct BuiltSystem {
   AtomStore atoms;  // local atoms, all of them on one rank
   bool has_velocities = false;
   long long natoms_total = 0;
-  Topology topology;
+  MolecularTopology topology;
 };
 
 // Atoms on a sc/bcc/fcc lattice; ids count up in x-fastest order, as LAMMPS's create_atoms does.

@@ -86,7 +86,7 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
   long long natoms = -1;
   int ntypes = -1;
   long long nbonds = 0, nangles = 0;
-  Topology& topo = s.topology;
+  MolecularTopology& topo = s.topology;
   bool have_box[3] = {false, false, false};
   f.next(line);  // the first line is a free-form title
 
@@ -293,12 +293,12 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
           if (!bonded_pairs.emplace(std::min(atom[0], atom[1]), std::max(atom[0], atom[1])).second)
             f.fail(name, fmt::format("bond {} joins atoms {} and {}, which an earlier bond already joins", id, atom[0],
                                      atom[1]));
-          topo.bonds.push_back(Topology::Bond{id, static_cast<int>(t), {atom[0], atom[1]}});
+          topo.bonds.push_back(MolecularTopology::Bond{id, static_cast<int>(t), {atom[0], atom[1]}});
         } else {
           if (!angle_triples.emplace(atom[1], std::make_pair(std::min(atom[0], atom[2]), std::max(atom[0], atom[2])))
                    .second)
             f.fail(name, fmt::format("angle {} ({} {} {}) repeats an earlier angle", id, atom[0], atom[1], atom[2]));
-          topo.angles.push_back(Topology::Angle{id, static_cast<int>(t), {atom[0], atom[1], atom[2]}});
+          topo.angles.push_back(MolecularTopology::Angle{id, static_cast<int>(t), {atom[0], atom[1], atom[2]}});
         }
       } else if (coeff_section) {
         auto& table = name == "Bond Coeffs" ? topo.bond_coeffs : topo.angle_coeffs;

@@ -216,7 +216,7 @@ TEST_CASE("data files with bonds and angles: topology and molecule ids are read"
     const std::string path = write_temp(test::replace(kMolData, "Atoms # molecular", "Atoms # " + style));
     const BuiltSystem s = read_lammps_data(path, {});
     std::filesystem::remove(path);
-    const Topology& t = s.topology;
+    const MolecularTopology& t = s.topology;
     REQUIRE(t.molecule.size() == 4);
     CHECK(t.molecule[0] == 7);
     CHECK(t.molecule[3] == 8);
