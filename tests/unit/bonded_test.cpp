@@ -6,9 +6,11 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "bonded/bonded_force.hpp"
 #include "bonded/bonded_list.hpp"
+#include "bonded/bonded_registry.hpp"
 
 using namespace tessera;
 
@@ -237,4 +239,64 @@ TEST_CASE("a bond's force on each of its atoms is equal and opposite, half the e
   CHECK(fi.z == -fj.z);
   CHECK(ei + ej == Approx(bond_energy<BondFENE>(std::sqrt(dot3(d, d)))).epsilon(1e-14));
   CHECK(wi == wj);
+}
+
+TEST_CASE("the bonded registries list every style with LAMMPS's names and coefficient order", "[bonded]") {
+  REQUIRE(find_bonded_style(bond_styles(), "harmonic") != nullptr);
+  const BondedStyleEntry* fene = find_bonded_style(bond_styles(), "fene");
+  REQUIRE(fene != nullptr);
+  CHECK(fene->coeff_names == std::vector<std::string>{"K", "R0", "epsilon", "sigma"});
+  CHECK(fene->check(BondedCoeffs{{30, 1.5, 1, 1}}) == nullptr);
+  CHECK(fene->check(BondedCoeffs{{30, -1.5, 1, 1}}) != nullptr);
+  CHECK(find_bonded_style(bond_styles(), "morse") == nullptr);
+  for (const char* name : {"harmonic", "cosine", "cosine/squared"}) {
+    INFO(name);
+    CHECK(find_bonded_style(angle_styles(), name) != nullptr);
+  }
+  CHECK(find_bonded_style(angle_styles(), "cosine/squared")->coeff_names ==
+        std::vector<std::string>{"K", "theta0"});
+  CHECK(bond_styles().size() == 2);
+  CHECK(angle_styles().size() == 3);
+}
+
+namespace {
+template <class Style>
+void check_bond_float() {
+  INFO("bond style " << Style::name);
+  const auto p = Style::params(sample_coeffs<Style>());
+  for (double r : {0.95, 1.2, 1.4}) {
+    float ff, ef;
+    double fd, ed;
+    Style::eval(static_cast<float>(r * r), p, ff, ef);
+    Style::eval(r * r, p, fd, ed);
+    CHECK(ff == Approx(fd).epsilon(1e-4).margin(1e-5));
+    CHECK(ef == Approx(ed).epsilon(1e-4).margin(1e-5));
+  }
+}
+template <class Style>
+void check_angle_float() {
+  INFO("angle style " << Style::name);
+  const auto p = Style::params(sample_coeffs<Style>());
+  for (double c : {-0.8, -0.3, 0.2, 0.7}) {
+    float gf, ef;
+    double gd, ed;
+    Style::eval(static_cast<float>(c), p, gf, ef);
+    Style::eval(c, p, gd, ed);
+    CHECK(gf == Approx(gd).epsilon(1e-4).margin(1e-5));
+    CHECK(ef == Approx(ed).epsilon(1e-4).margin(1e-5));
+  }
+}
+template <class... Styles>
+void check_bonds_float(BondedStyleList<Styles...>) {
+  (check_bond_float<Styles>(), ...);
+}
+template <class... Styles>
+void check_angles_float(BondedStyleList<Styles...>) {
+  (check_angle_float<Styles>(), ...);
+}
+}  // namespace
+
+TEST_CASE("every bonded style also runs in float, as mixed precision would", "[bonded]") {
+  check_bonds_float(BondStyles{});
+  check_angles_float(AngleStyles{});
 }
