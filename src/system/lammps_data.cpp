@@ -126,23 +126,24 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
       const auto bytes = std::filesystem::file_size(path, ec);
       if (!ec && static_cast<double>(natoms) * 10 > static_cast<double>(bytes))
         f.fail("atoms", fmt::format("the header promises {} atoms, but the file has only {} bytes", natoms, bytes));
-    } else if ((ends_with(line, "bond types") || ends_with(line, "angle types")) && tok.size() == 3) {
+    } else if (tok.size() == 3 && (tok[1] == "bond" || tok[1] == "angle") && tok[2] == "types") {
       const std::string key = tok[1] + " types";
       const long long v = parse_int(f, tok[0], key);
       if (v < 0 || v > 1000) f.fail(key, fmt::format("count must be between 0 and 1000, got {}", v));
       (tok[1] == "bond" ? topo.nbond_types : topo.nangle_types) = static_cast<int>(v);
-    } else if ((ends_with(line, "bonds") || ends_with(line, "angles")) && tok.size() == 2) {
+    } else if (tok.size() == 2 && (tok[1] == "bonds" || tok[1] == "angles")) {
       const long long v = parse_int(f, tok[0], tok[1]);
       if (v < 0 || v > (1LL << 40)) f.fail(tok[1], fmt::format("count must be between 0 and 2^40, got {}", v));
       (tok[1] == "bonds" ? nbonds : nangles) = v;
-    } else if (ends_with(line, "per atom") && tok.size() == 5 && tok[1] == "extra") {
+    } else if (tok.size() == 5 && tok[1] == "extra" && (tok[2] == "bond" || tok[2] == "angle" || tok[2] == "special") &&
+               tok[3] == "per" && tok[4] == "atom") {
       // "<n> extra bond per atom" and the like: LAMMPS's room for topology
       // added later; Tessera's capacity is its own.
       if (parse_int(f, tok[0], line.substr(line.find(' ') + 1)) < 0) f.fail(line, "count must not be negative");
     } else if (tok.size() >= 2 && parse_int(f, tok[0], tok.back()) == 0) {
       // "0 bonds" and the like: harmless for an atomic system.
     } else {
-      f.fail(line, "unsupported header line (atomic style data files only)");
+      f.fail(line, "unsupported header line (atoms, bonds and angles only)");
     }
   }
   if (natoms < 0) f.fail("atoms", "the header has no '<N> atoms' line");

@@ -261,6 +261,9 @@ TEST_CASE("bad bonds and angles name file, line and section", "[data]") {
       {test::replace(kMolData, "1 30.0 1.5", "2 30.0 1.5"), ":29: Bond Coeffs: type 2 outside 1..1"},
       {test::replace(kMolData, "1 30.0 1.5", "1 x 1.5"), ":29: Bond Coeffs: 'x' is not a number"},
       {test::replace(kMolData, "1 bond types", "-1 bond types"), "bond types: count must be between 0 and 1000"},
+      {test::replace(kMolData, "1 angles", "1 angles\n2 dihedrals"),
+       ":8: 2 dihedrals: unsupported header line (atoms, bonds and angles only)"},
+      {test::replace(kMolData, "3 bonds", "3 xbonds"), ":5: 3 xbonds: unsupported header line"},
   };
   for (const auto& b : bad) {
     INFO(b.text);
