@@ -53,8 +53,8 @@ inline PerAtomTopology distribute_topology(const MolecularTopology& topo, const 
       if (it == local.end()) continue;  // another rank's atom
       const std::size_t k = it->second;
       if (nb[k] == bond_capacity)
-        throw InputError(fmt::format("atom {} is in more than {} bonds (bond {} is one too many)", b.atom[q],
-                                     bond_capacity, b.id));
+        throw InputError(
+            fmt::format("atom {} is in more than {} bonds (bond {} is one too many)", b.atom[q], bond_capacity, b.id));
       const std::size_t s = k * bond_capacity + nb[k]++;
       t.bond_type[s] = b.type;
       t.bond_partner[s] = b.atom[1 - q];

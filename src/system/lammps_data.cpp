@@ -5,8 +5,8 @@
 #include <cerrno>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 #include <utility>
 
@@ -196,10 +196,10 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
     const bool topology_section = name == "Bonds" || name == "Angles";
     const bool coeff_section = name == "Bond Coeffs" || name == "Angle Coeffs";
     if ((topology_section || coeff_section) && expect == 0)
-      f.fail(name, fmt::format("the header announces no {}", name == "Bonds"          ? "bonds"
-                                                              : name == "Angles"       ? "angles"
-                                                              : name == "Bond Coeffs" ? "bond types"
-                                                                                       : "angle types"));
+      f.fail(name, fmt::format("the header announces no {}", name == "Bonds"         ? "bonds"
+                                                             : name == "Angles"      ? "angles"
+                                                             : name == "Bond Coeffs" ? "bond types"
+                                                                                     : "angle types"));
     if (topology_section && !seen_atoms) f.fail(name, "the " + name + " section must come after the Atoms section");
     if (topology_section && !molecular)
       f.fail(name, "bonds and angles need atom style bond, angle or molecular ('Atoms # molecular')");
@@ -210,8 +210,7 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
     // read back here. bond and angle have the same columns as molecular.
     if (name == "Atoms" && !style.empty() && style != "atomic" && style != "molecular" && style != "bond" &&
         style != "angle")
-      f.fail("Atoms",
-             fmt::format("atom style '{}' is not supported (atomic, bond, angle or molecular only)", style));
+      f.fail("Atoms", fmt::format("atom style '{}' is not supported (atomic, bond, angle or molecular only)", style));
     if (name == "Atoms") {
       molecular = style == "molecular" || style == "bond" || style == "angle";
       if (molecular) topo.molecule.assign(static_cast<std::size_t>(natoms), 0);
@@ -273,7 +272,8 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
         const bool bond = name == "Bonds";
         const std::size_t n = bond ? 2 : 3;
         const char* what = bond ? "bond" : "angle";
-        if (tok.size() != 2 + n) f.fail(name, bond ? "expected 'id type atom1 atom2'" : "expected 'id type atom1 atom2 atom3'");
+        if (tok.size() != 2 + n)
+          f.fail(name, bond ? "expected 'id type atom1 atom2'" : "expected 'id type atom1 atom2 atom3'");
         const long long id = parse_int(f, tok[0], name);
         if (id <= 0) f.fail(name, fmt::format("{} id must be positive, got {}", what, id));
         auto& seen_line = bond ? bond_line : angle_line;
@@ -338,11 +338,11 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
   }
   if (!seen_atoms) throw InputError(path + ": Atoms: the file has no Atoms section");
   if (nbonds > 0 && !seen_bonds)
-    throw InputError(fmt::format("{}: Bonds: the header announces {} bonds but the file has no Bonds section", path,
-                                 nbonds));
+    throw InputError(
+        fmt::format("{}: Bonds: the header announces {} bonds but the file has no Bonds section", path, nbonds));
   if (nangles > 0 && !seen_angles)
-    throw InputError(fmt::format("{}: Angles: the header announces {} angles but the file has no Angles section",
-                                 path, nangles));
+    throw InputError(
+        fmt::format("{}: Angles: the header announces {} angles but the file has no Angles section", path, nangles));
   if (!deck_masses.empty()) {
     if (static_cast<int>(deck_masses.size()) != ntypes + 1)
       throw InputError(fmt::format("{}: atom types: the file has {} atom types but the deck gives {} masses", path,

@@ -67,8 +67,8 @@ double angle_energy(const V& x1, const V& x2, const V& x3) {
   const auto p = Style::params(sample_coeffs<Style>());
   V f1, f2, f3;
   double e, w;
-  angle_forces<Style>(V{x1.x - x2.x, x1.y - x2.y, x1.z - x2.z}, V{x3.x - x2.x, x3.y - x2.y, x3.z - x2.z}, p, f1, f2,
-                      f3, e, w);
+  angle_forces<Style>(V{x1.x - x2.x, x1.y - x2.y, x1.z - x2.z}, V{x3.x - x2.x, x3.y - x2.y, x3.z - x2.z}, p, f1, f2, f3,
+                      e, w);
   return e;
 }
 
@@ -83,7 +83,9 @@ void check_angle_finite_differences() {
   // out of any coordinate plane.
   for (double deg = 35; deg <= 160; deg += 12.5) {
     const double th = deg * M_PI / 180;
-    V x[3] = {{0.9 + 0.1, 0.05, -0.02}, {0.1, 0.0, 0.03}, {0.1 + 1.2 * std::cos(th), 1.2 * std::sin(th) * 0.8, 1.2 * std::sin(th) * 0.6 + 0.03}};
+    V x[3] = {{0.9 + 0.1, 0.05, -0.02},
+              {0.1, 0.0, 0.03},
+              {0.1 + 1.2 * std::cos(th), 1.2 * std::sin(th) * 0.8, 1.2 * std::sin(th) * 0.6 + 0.03}};
     V d1{x[0].x - x[1].x, x[0].y - x[1].y, x[0].z - x[1].z}, d2{x[2].x - x[1].x, x[2].y - x[1].y, x[2].z - x[1].z};
     V f[3];
     double e, w;
@@ -98,7 +100,8 @@ void check_angle_finite_differences() {
         V xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]};
         comp(xp[a], k) += h;
         comp(xm[a], k) -= h;
-        const double dedx = (angle_energy<Style>(xp[0], xp[1], xp[2]) - angle_energy<Style>(xm[0], xm[1], xm[2])) / (2 * h);
+        const double dedx =
+            (angle_energy<Style>(xp[0], xp[1], xp[2]) - angle_energy<Style>(xm[0], xm[1], xm[2])) / (2 * h);
         INFO("atom " << a << " component " << k);
         CHECK(comp(f[a], k) == Approx(-dedx).epsilon(1e-6).margin(1e-6));
       }
@@ -254,8 +257,7 @@ TEST_CASE("the bonded registries list every style with LAMMPS's names and coeffi
     INFO(name);
     CHECK(find_bonded_style(angle_styles(), name) != nullptr);
   }
-  CHECK(find_bonded_style(angle_styles(), "cosine/squared")->coeff_names ==
-        std::vector<std::string>{"K", "theta0"});
+  CHECK(find_bonded_style(angle_styles(), "cosine/squared")->coeff_names == std::vector<std::string>{"K", "theta0"});
   CHECK(bond_styles().size() == 2);
   CHECK(angle_styles().size() == 3);
 }
@@ -330,8 +332,8 @@ struct Chain {
           AngleCosineSquared::params(BondedCoeffs{{1.1, 150, 0, 0}})};
   }
   BondedResult forces() const {
-    return bonded_forces_host<BondFENE, AngleCosineSquared>(x, y, z, id, box, distribute_topology(topo, id, 2, 3),
-                                                             bp, ap);
+    return bonded_forces_host<BondFENE, AngleCosineSquared>(x, y, z, id, box, distribute_topology(topo, id, 2, 3), bp,
+                                                            ap);
   }
   double energy() const {
     const BondedResult r = forces();
@@ -359,8 +361,7 @@ TEST_CASE("per-atom bonded forces across a periodic face: the gradient of the to
   // The total, from per-atom shares, equals the sum over bonds and angles.
   double direct = 0;
   const double pos[5][3] = {{-0.7, 5.0, 5.0}, {0.2, 5.4, 5.1}, {1.0, 4.8, 5.6}, {1.3, 5.7, 6.3}, {2.1, 6.0, 6.0}};
-  for (int k = 0; k < 4; ++k)
-    direct += bond_energy_at(c.bp[1], pos[k], pos[k + 1]);
+  for (int k = 0; k < 4; ++k) direct += bond_energy_at(c.bp[1], pos[k], pos[k + 1]);
   for (int k = 0; k < 3; ++k) {
     const V d1{pos[k][0] - pos[k + 1][0], pos[k][1] - pos[k + 1][1], pos[k][2] - pos[k + 1][2]};
     const V d2{pos[k + 2][0] - pos[k + 1][0], pos[k + 2][1] - pos[k + 1][1], pos[k + 2][2] - pos[k + 1][2]};
@@ -396,10 +397,11 @@ TEST_CASE("per-atom topology: capacity, missing partners and broken FENE bonds a
   // Atoms 1-4 here, 5 elsewhere: atom 4's bond partner is missing.
   const std::vector<AtomId> four{1, 2, 3, 4};
   const auto t = distribute_topology(c.topo, four, 2, 3);
-  CHECK_THROWS_WITH((bonded_forces_host<BondFENE, AngleCosineSquared>(
-                        std::vector<double>(c.x.begin(), c.x.begin() + 4), std::vector<double>(c.y.begin(), c.y.begin() + 4),
-                        std::vector<double>(c.z.begin(), c.z.begin() + 4), four, c.box, t, c.bp, c.ap)),
-                    Catch::Contains("has a bonded partner 5 that is not here"));
+  CHECK_THROWS_WITH(
+      (bonded_forces_host<BondFENE, AngleCosineSquared>(
+          std::vector<double>(c.x.begin(), c.x.begin() + 4), std::vector<double>(c.y.begin(), c.y.begin() + 4),
+          std::vector<double>(c.z.begin(), c.z.begin() + 4), four, c.box, t, c.bp, c.ap)),
+      Catch::Contains("has a bonded partner 5 that is not here"));
   c.x[4] = 3.0;  // bond 4-5 stretched to about 1.8 > R0 = 1.5
   CHECK_THROWS_WITH(c.forces(), Catch::Contains("bond of atoms 4 and 5 is stretched to"));
 }
