@@ -24,7 +24,11 @@ struct BondFENE {
   static constexpr const char* name = "fene";
   static constexpr int ncoeff = 4;
   static constexpr const char* coeff_names[ncoeff] = {"K", "R0", "epsilon", "sigma"};
-  static constexpr double kSmall = 0.001;  // LAMMPS bond_fene.cpp's SMALL
+  // LAMMPS bond_fene.cpp's SMALL, as remembered for recent versions: NOT
+  // verified against the LAMMPS used for the references. Older LAMMPS
+  // clamps at 0.1 instead (seen in its stored source), so check the version
+  // make_references.sh runs before trusting numbers near R0.
+  static constexpr double kSmall = 0.001;
 
   struct Params {
     double k, r0sq, eps, sigsq;
