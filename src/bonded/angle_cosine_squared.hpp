@@ -26,7 +26,7 @@ struct AngleCosineSquared {
     return nullptr;
   }
 
-  static Params params(const BondedCoeffs& ac) { return Params{ac.c[0], std::cos(ac.c[1] * M_PI / 180.0)}; }
+  static Params params(const BondedCoeffs& ac) { return Params{ac.c[0], std::cos(ac.c[1] * (M_PI / 180.0))}; }
 
   /// c = cos(theta) in [-1, 1]; dedc = dE/d(cos theta), energy = E.
   template <class Real>

@@ -27,7 +27,8 @@ struct AngleHarmonic {
     return nullptr;
   }
 
-  static Params params(const BondedCoeffs& ac) { return Params{ac.c[0], ac.c[1] * M_PI / 180.0}; }
+  // theta0 * (pi / 180): LAMMPS multiplies by MathConst::DEG2RAD, the same constant.
+  static Params params(const BondedCoeffs& ac) { return Params{ac.c[0], ac.c[1] * (M_PI / 180.0)}; }
 
   /// c = cos(theta), already clamped to [-1, 1]. dedc = dE/d(cos theta),
   /// energy = E. At theta = 0 or pi, sin(theta) is floored at SMALL as in
