@@ -12,6 +12,13 @@ BuiltSystem build_system(const Deck& deck, const Units& units) {
   const SystemSpec& spec = deck.system;
   BuiltSystem s = spec.lattice ? build_lattice(*spec.lattice, spec.ntypes, spec.masses)
                                : read_lammps_data(spec.read_data, spec.masses);
+  // Issue 29 is under way (docs/wip-molecules.md): the reader takes bonds
+  // and angles, the engine does not simulate them yet. Refused rather than
+  // silently run as unconnected atoms.
+  if (!s.topology.empty())
+    throw_at(spec.read_data_at, fmt::format("{}: the data file has {} bonds and {} angles; Tessera does not simulate "
+                                            "bonds or angles yet",
+                                            spec.read_data, s.topology.bonds.size(), s.topology.angles.size()));
   if (spec.ntypes != 0 && !spec.lattice && spec.ntypes != s.atoms.ntypes)
     throw_at(spec.read_data_at,
              fmt::format("the deck says {} atom types, the data file has {}", spec.ntypes, s.atoms.ntypes));

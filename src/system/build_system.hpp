@@ -9,17 +9,47 @@
 
 namespace tessera {
 
+// Molecular topology as a LAMMPS data file gives it (issue 29, work in
+// progress: docs/wip-molecules.md). Read and checked, not yet simulated:
+// build_system refuses a system with bonds or angles until the engine
+// carries them.
+struct MolecularTopology {
+  struct Bond {
+    AtomId id;
+    int type;
+    AtomId atom[2];
+  };
+  struct Angle {
+    AtomId id;
+    int type;
+    AtomId atom[3];  // atom[1] is the vertex, as in LAMMPS
+  };
+  // Molecule id per local atom (the AtomStore's order); empty for atomic data.
+  std::vector<AtomId> molecule;
+  int nbond_types = 0, nangle_types = 0;
+  std::vector<Bond> bonds;
+  std::vector<Angle> angles;
+  // Coefficients from the Bond Coeffs / Angle Coeffs sections, indexed by
+  // type (0 unused; empty rows when the file has no such section), and the
+  // style named in the section's comment ("Bond Coeffs # fene"), if any.
+  std::vector<std::vector<double>> bond_coeffs, angle_coeffs;
+  std::string bond_style, angle_style;
+  bool empty() const { return bonds.empty() && angles.empty(); }
+};
+
 struct BuiltSystem {
   Box box;
   AtomStore atoms;  // local atoms, all of them on one rank
   bool has_velocities = false;
   long long natoms_total = 0;
+  MolecularTopology topology;
 };
 
 // Atoms on a sc/bcc/fcc lattice; ids count up in x-fastest order, as LAMMPS's create_atoms does.
 BuiltSystem build_lattice(const LatticeSpec& lattice, int ntypes, const std::vector<double>& masses);
 
-// LAMMPS data file, atomic style, orthorhombic box. Errors name file, line and section.
+// LAMMPS data file, atom style atomic, molecular, bond or angle (the
+// topology into BuiltSystem::topology), orthorhombic box. Errors name file, line and section.
 BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>& deck_masses);
 
 // Velocities drawn per global id from a counter-based generator, so every

@@ -5,8 +5,10 @@
 #include <cerrno>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -83,6 +85,8 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
   std::string line;
   long long natoms = -1;
   int ntypes = -1;
+  long long nbonds = 0, nangles = 0;
+  MolecularTopology& topo = s.topology;
   bool have_box[3] = {false, false, false};
   f.next(line);  // the first line is a free-form title
 
@@ -122,10 +126,24 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
       const auto bytes = std::filesystem::file_size(path, ec);
       if (!ec && static_cast<double>(natoms) * 10 > static_cast<double>(bytes))
         f.fail("atoms", fmt::format("the header promises {} atoms, but the file has only {} bytes", natoms, bytes));
+    } else if (tok.size() == 3 && (tok[1] == "bond" || tok[1] == "angle") && tok[2] == "types") {
+      const std::string key = tok[1] + " types";
+      const long long v = parse_int(f, tok[0], key);
+      if (v < 0 || v > 1000) f.fail(key, fmt::format("count must be between 0 and 1000, got {}", v));
+      (tok[1] == "bond" ? topo.nbond_types : topo.nangle_types) = static_cast<int>(v);
+    } else if (tok.size() == 2 && (tok[1] == "bonds" || tok[1] == "angles")) {
+      const long long v = parse_int(f, tok[0], tok[1]);
+      if (v < 0 || v > (1LL << 40)) f.fail(tok[1], fmt::format("count must be between 0 and 2^40, got {}", v));
+      (tok[1] == "bonds" ? nbonds : nangles) = v;
+    } else if (tok.size() == 5 && tok[1] == "extra" && (tok[2] == "bond" || tok[2] == "angle" || tok[2] == "special") &&
+               tok[3] == "per" && tok[4] == "atom") {
+      // "<n> extra bond per atom" and the like: LAMMPS's room for topology
+      // added later; Tessera's capacity is its own.
+      if (parse_int(f, tok[0], line.substr(line.find(' ') + 1)) < 0) f.fail(line, "count must not be negative");
     } else if (tok.size() >= 2 && parse_int(f, tok[0], tok.back()) == 0) {
       // "0 bonds" and the like: harmless for an atomic system.
     } else {
-      f.fail(line, "unsupported header line (atomic style data files only)");
+      f.fail(line, "unsupported header line (atoms, bonds and angles only)");
     }
   }
   if (natoms < 0) f.fail("atoms", "the header has no '<N> atoms' line");
@@ -143,6 +161,10 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
   std::unordered_map<AtomId, std::size_t> slot;
   slot.reserve(static_cast<std::size_t>(natoms));
   bool seen_atoms = false, seen_masses = false, molecular = false;
+  bool seen_bonds = false, seen_angles = false;
+  std::unordered_map<AtomId, long long> bond_line, angle_line;  // topology id -> line, for duplicates
+  std::set<std::pair<AtomId, AtomId>> bonded_pairs;
+  std::set<std::pair<AtomId, std::pair<AtomId, AtomId>>> angle_triples;
   std::vector<char> vel_seen(static_cast<std::size_t>(natoms), 0);
 
   // Sections: a name line, a blank line, then the entries.
@@ -155,17 +177,44 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
       expect = ntypes;
     else if (name == "Atoms" || name == "Velocities")
       expect = natoms;
+    else if (name == "Bonds")
+      expect = nbonds;
+    else if (name == "Angles")
+      expect = nangles;
+    else if (name == "Bond Coeffs")
+      expect = topo.nbond_types;
+    else if (name == "Angle Coeffs")
+      expect = topo.nangle_types;
     else if (name == "Pair Coeffs")
       expect = ntypes;
     else if (name == "PairIJ Coeffs")
       expect = static_cast<long long>(ntypes) * (ntypes + 1) / 2;
     else
-      f.fail(name, "unsupported section (atomic style data files have Masses, Atoms, Velocities)");
+      f.fail(name,
+             "unsupported section (data files have Masses, Atoms, Velocities, Bonds, Angles, Bond Coeffs, Angle "
+             "Coeffs, Pair Coeffs, PairIJ Coeffs)");
+    const bool topology_section = name == "Bonds" || name == "Angles";
+    const bool coeff_section = name == "Bond Coeffs" || name == "Angle Coeffs";
+    if ((topology_section || coeff_section) && expect == 0)
+      f.fail(name, fmt::format("the header announces no {}", name == "Bonds"         ? "bonds"
+                                                             : name == "Angles"      ? "angles"
+                                                             : name == "Bond Coeffs" ? "bond types"
+                                                                                     : "angle types"));
+    if (topology_section && !seen_atoms) f.fail(name, "the " + name + " section must come after the Atoms section");
+    if (topology_section && !molecular)
+      f.fail(name, "bonds and angles need atom style bond, angle or molecular ('Atoms # molecular')");
+    if ((name == "Bonds" && seen_bonds) || (name == "Angles" && seen_angles)) f.fail(name, "section appears twice");
+    if (name == "Bond Coeffs") topo.bond_style = style;
+    if (name == "Angle Coeffs") topo.angle_style = style;
     // Molecular: what a run writes beside its trajectory (io/topology_writer.hpp),
-    // read back here; the molecule ids are skipped until Tessera has molecules.
-    if (name == "Atoms" && !style.empty() && style != "atomic" && style != "molecular")
-      f.fail("Atoms", fmt::format("atom style '{}' is not supported (atomic or molecular only)", style));
-    if (name == "Atoms") molecular = style == "molecular";
+    // read back here. bond and angle have the same columns as molecular.
+    if (name == "Atoms" && !style.empty() && style != "atomic" && style != "molecular" && style != "bond" &&
+        style != "angle")
+      f.fail("Atoms", fmt::format("atom style '{}' is not supported (atomic, bond, angle or molecular only)", style));
+    if (name == "Atoms") {
+      molecular = style == "molecular" || style == "bond" || style == "angle";
+      if (molecular) topo.molecule.assign(static_cast<std::size_t>(natoms), 0);
+    }
     if ((name == "Atoms" && seen_atoms) || (name == "Masses" && seen_masses)) f.fail(name, "section appears twice");
     const bool velocities = name == "Velocities";
     if (velocities && !seen_atoms) f.fail(name, "the Velocities section must come after the Atoms section");
@@ -195,8 +244,11 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
         const long long id = parse_int(f, tok[0], name);
         if (id <= 0) f.fail(name, fmt::format("atom id must be positive, got {}", id));
         if (!slot.emplace(id, k).second) f.fail(name, fmt::format("atom id {} appears twice", id));
-        if (molecular && parse_int(f, tok[1], name) < 0)
-          f.fail(name, fmt::format("atom {} has a negative molecule id", id));
+        if (molecular) {
+          const long long mol = parse_int(f, tok[1], name);
+          if (mol < 0) f.fail(name, fmt::format("atom {} has a negative molecule id", id));
+          topo.molecule[k] = mol;
+        }
         const long long t = parse_int(f, tok[1 + m], name);
         if (t < 1 || t > ntypes) f.fail(name, fmt::format("atom {} has type {} outside 1..{}", id, t, ntypes));
         a.id[k] = id;
@@ -215,6 +267,49 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
             f.fail(name, fmt::format("atom {} image flag {} is out of range", id, v));
           *img[d] = static_cast<int>(v);
         }
+      } else if (topology_section) {
+        // "id type a1 a2" (Bonds) or "id type a1 a2 a3" (Angles, a2 the vertex).
+        const bool bond = name == "Bonds";
+        const std::size_t n = bond ? 2 : 3;
+        const char* what = bond ? "bond" : "angle";
+        if (tok.size() != 2 + n)
+          f.fail(name, bond ? "expected 'id type atom1 atom2'" : "expected 'id type atom1 atom2 atom3'");
+        const long long id = parse_int(f, tok[0], name);
+        if (id <= 0) f.fail(name, fmt::format("{} id must be positive, got {}", what, id));
+        auto& seen_line = bond ? bond_line : angle_line;
+        if (const auto [it, fresh] = seen_line.emplace(id, f.line()); !fresh)
+          f.fail(name, fmt::format("{} id {} appears twice (first on line {})", what, id, it->second));
+        const long long t = parse_int(f, tok[1], name);
+        const int ntype = bond ? topo.nbond_types : topo.nangle_types;
+        if (t < 1 || t > ntype) f.fail(name, fmt::format("{} {} has type {} outside 1..{}", what, id, t, ntype));
+        AtomId atom[3] = {0, 0, 0};
+        for (std::size_t q = 0; q < n; ++q) {
+          atom[q] = parse_int(f, tok[2 + q], name);
+          if (slot.find(atom[q]) == slot.end())
+            f.fail(name, fmt::format("{} {} names atom id {}, which is not in the Atoms section", what, id, atom[q]));
+          for (std::size_t r = 0; r < q; ++r)
+            if (atom[r] == atom[q]) f.fail(name, fmt::format("{} {} names atom id {} twice", what, id, atom[q]));
+        }
+        if (bond) {
+          if (!bonded_pairs.emplace(std::min(atom[0], atom[1]), std::max(atom[0], atom[1])).second)
+            f.fail(name, fmt::format("bond {} joins atoms {} and {}, which an earlier bond already joins", id, atom[0],
+                                     atom[1]));
+          topo.bonds.push_back(MolecularTopology::Bond{id, static_cast<int>(t), {atom[0], atom[1]}});
+        } else {
+          if (!angle_triples.emplace(atom[1], std::make_pair(std::min(atom[0], atom[2]), std::max(atom[0], atom[2])))
+                   .second)
+            f.fail(name, fmt::format("angle {} ({} {} {}) repeats an earlier angle", id, atom[0], atom[1], atom[2]));
+          topo.angles.push_back(MolecularTopology::Angle{id, static_cast<int>(t), {atom[0], atom[1], atom[2]}});
+        }
+      } else if (coeff_section) {
+        auto& table = name == "Bond Coeffs" ? topo.bond_coeffs : topo.angle_coeffs;
+        const int ntype = name == "Bond Coeffs" ? topo.nbond_types : topo.nangle_types;
+        if (table.empty()) table.resize(static_cast<std::size_t>(ntype) + 1);
+        if (tok.size() < 2) f.fail(name, "expected '<type> <coefficients...>'");
+        const long long t = parse_int(f, tok[0], name);
+        if (t < 1 || t > ntype) f.fail(name, fmt::format("type {} outside 1..{}", t, ntype));
+        if (!table[t].empty()) f.fail(name, fmt::format("type {} given twice", t));
+        for (std::size_t q = 1; q < tok.size(); ++q) table[t].push_back(parse_double(f, tok[q], name));
       } else if (velocities) {
         if (tok.size() != 4) f.fail(name, "expected 'id vx vy vz'");
         const long long id = parse_int(f, tok[0], name);
@@ -230,6 +325,8 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
     }
     if (name == "Atoms") seen_atoms = true;
     if (name == "Masses") seen_masses = true;
+    if (name == "Bonds") seen_bonds = true;
+    if (name == "Angles") seen_angles = true;
     if (velocities) s.has_velocities = true;
     while (f.next(line)) {
       if (line.empty()) continue;
@@ -240,6 +337,12 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
     }
   }
   if (!seen_atoms) throw InputError(path + ": Atoms: the file has no Atoms section");
+  if (nbonds > 0 && !seen_bonds)
+    throw InputError(
+        fmt::format("{}: Bonds: the header announces {} bonds but the file has no Bonds section", path, nbonds));
+  if (nangles > 0 && !seen_angles)
+    throw InputError(
+        fmt::format("{}: Angles: the header announces {} angles but the file has no Angles section", path, nangles));
   if (!deck_masses.empty()) {
     if (static_cast<int>(deck_masses.size()) != ntypes + 1)
       throw InputError(fmt::format("{}: atom types: the file has {} atom types but the deck gives {} masses", path,

@@ -150,7 +150,8 @@ TEST_CASE("bad data files name file, line and section", "[data]") {
       {test::replace(kData, "2 1 2 3", "9 1 2 3"), "Velocities: atom id 9 is not in the Atoms section"},
       {test::replace(kData, "2 2.5", "2 -2.5"), "Masses: mass of type 2 must be positive"},
       {test::replace(kData, "3 atoms", "-3 atoms"), "atoms: atom count must be positive"},
-      {test::replace(kData, "Velocities", "Bonds"), "Bonds: unsupported section"},
+      {test::replace(kData, "Velocities", "Bonds"), "Bonds: the header announces no bonds"},
+      {test::replace(kData, "Velocities", "Impropers"), "Impropers: unsupported section"},
       {test::replace(kData, "Atoms # atomic", "Atoms # molecular"),
        ":17: Atoms: expected 'id mol type x y z [ix iy iz]' (molecular style)"},
       {test::replace(test::replace(kData, "Atoms # atomic", "Atoms # molecular"), "3 2 1.0 2.0 3.0 0 0 1",
@@ -162,4 +163,110 @@ TEST_CASE("bad data files name file, line and section", "[data]") {
     CHECK_THAT(error_of(b.text), Catch::Contains(b.expect));
   }
   CHECK_THROWS_AS(read_lammps_data("/nonexistent/x.data", {}), InputError);
+}
+
+namespace {
+// A bead-spring fragment: atom style bond/angle/molecular (the same
+// columns), two bonds, one angle with atom 2 the vertex.
+const std::string kMolData = R"(molecular test data file
+
+4 atoms
+2 atom types
+3 bonds
+1 bond types
+1 angles
+2 angle types
+2 extra bond per atom
+
+0 10 xlo xhi
+0 10 ylo yhi
+0 10 zlo zhi
+
+Masses
+
+1 1.0
+2 1.0
+
+Atoms # molecular
+
+1 7 1 1.0 1.0 1.0
+2 7 1 2.0 1.0 1.0
+3 7 2 2.5 2.0 1.0 0 1 0
+4 8 1 6.0 6.0 6.0
+
+Bond Coeffs # fene
+
+1 30.0 1.5 1.0 1.0
+
+Bonds
+
+1 1 1 2
+2 1 2 3
+3 1 3 1
+
+Angles
+
+1 2 1 2 3
+)";
+}  // namespace
+
+TEST_CASE("data files with bonds and angles: topology and molecule ids are read", "[data]") {
+  for (const std::string style : {"molecular", "bond", "angle"}) {
+    INFO("atom style " << style);
+    const std::string path = write_temp(test::replace(kMolData, "Atoms # molecular", "Atoms # " + style));
+    const BuiltSystem s = read_lammps_data(path, {});
+    std::filesystem::remove(path);
+    const MolecularTopology& t = s.topology;
+    REQUIRE(t.molecule.size() == 4);
+    CHECK(t.molecule[0] == 7);
+    CHECK(t.molecule[3] == 8);
+    CHECK(t.nbond_types == 1);
+    CHECK(t.nangle_types == 2);
+    REQUIRE(t.bonds.size() == 3);
+    CHECK(t.bonds[1].id == 2);
+    CHECK(t.bonds[1].type == 1);
+    CHECK(t.bonds[1].atom[0] == 2);
+    CHECK(t.bonds[1].atom[1] == 3);
+    REQUIRE(t.angles.size() == 1);
+    CHECK(t.angles[0].type == 2);
+    CHECK(t.angles[0].atom[1] == 2);  // the vertex
+    CHECK(t.bond_style == "fene");
+    REQUIRE(t.bond_coeffs.size() == 2);
+    CHECK(t.bond_coeffs[1] == std::vector<double>{30.0, 1.5, 1.0, 1.0});
+    CHECK(t.angle_coeffs.empty());
+    CHECK(s.atoms.iy[2] == 1);
+  }
+}
+
+TEST_CASE("bad bonds and angles name file, line and section", "[data]") {
+  struct Bad {
+    std::string text, expect;
+  };
+  const std::vector<Bad> bad = {
+      {test::replace(kMolData, "\n2 1 2 3\n", "\n2 1 2 9\n"),
+       ":34: Bonds: bond 2 names atom id 9, which is not in the Atoms section"},
+      {test::replace(kMolData, "1 2 1 2 3", "1 2 1 2 5"),
+       ":39: Angles: angle 1 names atom id 5, which is not in the Atoms section"},
+      {test::replace(kMolData, "\n2 1 2 3\n", "\n2 2 2 3\n"), ":34: Bonds: bond 2 has type 2 outside 1..1"},
+      {test::replace(kMolData, "\n2 1 2 3\n", "\n1 1 2 3\n"), ":34: Bonds: bond id 1 appears twice (first on line 33)"},
+      {test::replace(kMolData, "3 1 3 1", "3 1 2 1"),
+       ":35: Bonds: bond 3 joins atoms 2 and 1, which an earlier bond already joins"},
+      {test::replace(kMolData, "\n2 1 2 3\n", "\n2 1 2 2\n"), ":34: Bonds: bond 2 names atom id 2 twice"},
+      {test::replace(kMolData, "\n2 1 2 3\n", "\n2 1 2\n"), ":34: Bonds: expected 'id type atom1 atom2'"},
+      {test::replace(kMolData, "3 bonds", "4 bonds"), "Bonds: section ends after 3 of 4 entries"},
+      {test::replace(kMolData, "1 angles", "0 angles"), "Angles: the header announces no angles"},
+      {test::replace(kMolData, "\nAngles\n\n1 2 1 2 3\n", ""),
+       "Angles: the header announces 1 angles but the file has no Angles section"},
+      {test::replace(kMolData, "Atoms # molecular", "Atoms # full"), "Atoms: atom style 'full' is not supported"},
+      {test::replace(kMolData, "1 30.0 1.5", "2 30.0 1.5"), ":29: Bond Coeffs: type 2 outside 1..1"},
+      {test::replace(kMolData, "1 30.0 1.5", "1 x 1.5"), ":29: Bond Coeffs: 'x' is not a number"},
+      {test::replace(kMolData, "1 bond types", "-1 bond types"), "bond types: count must be between 0 and 1000"},
+      {test::replace(kMolData, "1 angles", "1 angles\n2 dihedrals"),
+       ":8: 2 dihedrals: unsupported header line (atoms, bonds and angles only)"},
+      {test::replace(kMolData, "3 bonds", "3 xbonds"), ":5: 3 xbonds: unsupported header line"},
+  };
+  for (const auto& b : bad) {
+    INFO(b.text);
+    CHECK_THAT(error_of(b.text), Catch::Contains(b.expect));
+  }
 }

@@ -1,0 +1,76 @@
+#pragma once
+// The geometry shared by every bond and angle style: from a style's scalar
+// answer (fbond, or dE/dcos(theta)) to Cartesian forces. Each atom computes
+// the bonded force on itself only (the design of docs/wip-molecules.md), so
+// these helpers return the force on one chosen atom of the bond or angle,
+// and its share of energy and virial (1/2 per atom of a bond, 1/3 per atom
+// of an angle, as LAMMPS tallies per-atom energy and virial).
+// Work in progress (issue 29): nothing calls these yet outside the tests.
+#include <cmath>
+
+#include "bonded/bonded_coeffs.hpp"
+#include "core/host_device.hpp"
+
+namespace tessera {
+
+template <class Real>
+struct Vec3 {
+  Real x, y, z;
+};
+
+template <class Real>
+TESSERA_HD inline Real dot3(const Vec3<Real>& a, const Vec3<Real>& b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+// Force on atom i of bond (i, j) with d = x_i - x_j (minimum image already
+// applied), its half of the bond energy and of the virial trace d . F_i.
+template <class Style, class Real>
+TESSERA_HD inline BondStatus bond_force_on_self(const Vec3<Real>& d, const typename Style::Params& p, Vec3<Real>& f,
+                                                Real& energy_half, Real& virial_half) {
+  const Real r2 = dot3(d, d);
+  Real fbond, e;
+  const BondStatus status = Style::eval(r2, p, fbond, e);
+  f = Vec3<Real>{fbond * d.x, fbond * d.y, fbond * d.z};
+  energy_half = Real(0.5) * e;
+  virial_half = Real(0.5) * fbond * r2;
+  return status;
+}
+
+// The forces on all three atoms of angle (1, 2, 3), vertex 2, from
+// d1 = x1 - x2 and d2 = x3 - x2 (minimum image applied), as LAMMPS's
+// angle styles compute them; energy is the whole angle's, virial the
+// trace d1 . f1 + d2 . f3.
+template <class Style, class Real>
+TESSERA_HD inline void angle_forces(const Vec3<Real>& d1, const Vec3<Real>& d2, const typename Style::Params& p,
+                                    Vec3<Real>& f1, Vec3<Real>& f2, Vec3<Real>& f3, Real& energy, Real& virial) {
+  const Real rsq1 = dot3(d1, d1), rsq2 = dot3(d2, d2);
+  const Real r1 = std::sqrt(rsq1), r2 = std::sqrt(rsq2);
+  Real c = dot3(d1, d2) / (r1 * r2);
+  if (c > Real(1)) c = Real(1);
+  if (c < Real(-1)) c = Real(-1);
+  Real dedc;
+  Style::eval(c, p, dedc, energy);
+  // F1 = -dE/dc dc/dx1, dc/dx1 = d2/(r1 r2) - c d1/r1^2 (and 1 <-> 3).
+  const Real a11 = dedc * c / rsq1, a12 = -dedc / (r1 * r2), a22 = dedc * c / rsq2;
+  f1 = Vec3<Real>{a11 * d1.x + a12 * d2.x, a11 * d1.y + a12 * d2.y, a11 * d1.z + a12 * d2.z};
+  f3 = Vec3<Real>{a22 * d2.x + a12 * d1.x, a22 * d2.y + a12 * d1.y, a22 * d2.z + a12 * d1.z};
+  f2 = Vec3<Real>{-(f1.x + f3.x), -(f1.y + f3.y), -(f1.z + f3.z)};
+  virial = dot3(d1, f1) + dot3(d2, f3);
+}
+
+// The force on the atom at position `role` (0, 1 or 2: atoms 1, 2 and 3 of
+// the angle, 1 the vertex) and its third of the energy and virial.
+template <class Style, class Real>
+TESSERA_HD inline void angle_force_on_self(int role, const Vec3<Real>& d1, const Vec3<Real>& d2,
+                                           const typename Style::Params& p, Vec3<Real>& f, Real& energy_third,
+                                           Real& virial_third) {
+  Vec3<Real> f1, f2, f3;
+  Real e, w;
+  angle_forces<Style>(d1, d2, p, f1, f2, f3, e, w);
+  f = role == 0 ? f1 : (role == 1 ? f2 : f3);
+  energy_third = e / Real(3);
+  virial_third = w / Real(3);
+}
+
+}  // namespace tessera
