@@ -215,8 +215,14 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
     throw std::runtime_error("cannot silence stdout on rank > 0");
   Deck deck = load_with_overrides(path, threads, backend, precision, cuda_aware_mpi);
   if (talk.quiet) deck.thermo.screen = false;
-  const int gpu = choose_gpu(deck, backend.empty() ? deck.path + ": backend" : std::string("--backend"), comm);
+  int gpu = choose_gpu(deck, backend.empty() ? deck.path + ": backend" : std::string("--backend"), comm);
   Simulation sim(deck);  // every input check happens here, before any file is opened
+  // The device pipeline has no bonded forces yet (issue 29): `auto` runs a
+  // molecular system on the CPU; `cuda` is refused by use_device.
+  if (gpu >= 0 && deck.backend == "auto" && molecular_fields_on()) {
+    fmt::print("tessera: bonds and angles run on the CPU so far: running on the CPU\n");
+    gpu = -1;
+  }
   if (gpu >= 0) sim.use_device(make_device_engine(sim, gpu));
   // Rank 0 reads the checkpoints and sends the others their atoms; a
   // checkpoint it refuses stops every rank with its message.

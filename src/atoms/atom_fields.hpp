@@ -29,7 +29,26 @@ enum FieldRole : unsigned {
   // Recomputed from the others every step (forces, per-atom energy and
   // virial): atoms that arrive or are made start at zero.
   kFieldDerived = 1u << 3,
+  // Molecular topology (bonds, angles, special neighbours; issue 29): present
+  // only in a process that simulates molecules (molecular_fields_on()).
+  // Elsewhere every walk skips it, so pair-only runs carry, sort, migrate
+  // and checkpoint exactly what they did before molecules existed.
+  kFieldMolecular = 1u << 4,
 };
+
+// Whether this process's stores hold the molecular fields. Off until a
+// system with bonds or angles is built (or a checkpoint with them read),
+// then on for the rest of the process: one switch for every store, host or
+// device, so no two stores can disagree about which fields exist. A store
+// made while it was off must be resized before use once it is on.
+inline bool& molecular_fields_switch() {
+  static bool on = false;
+  return on;
+}
+inline bool molecular_fields_on() { return molecular_fields_switch(); }
+inline void enable_molecular_fields() { molecular_fields_switch() = true; }
+// A field with these roles exists in this process's stores.
+inline bool field_present(unsigned roles) { return (roles & kFieldMolecular) == 0 || molecular_fields_on(); }
 
 // Every field, any role: the mask to pass for "all of them".
 inline constexpr unsigned kAnyField = ~0u;
@@ -64,7 +83,39 @@ struct FieldInfo {
   F(iy, int, "image", 1, 3, kFieldMigrates | kFieldCheckpointed)                                \
   F(iz, int, "image", 2, 3, kFieldMigrates | kFieldCheckpointed)                                \
   F(pe, double, "potential_energy", 0, 1, kFieldDerived)                                        \
-  F(virial, double, "virial", 0, 1, kFieldDerived)
+  F(virial, double, "virial", 0, 1, kFieldDerived)                                              \
+  TESSERA_MOLECULAR_FIELDS(F)
+
+// The molecular topology, stored on every atom it involves (docs/algorithms.md,
+// "Bonds, angles and special pairs"): the atom's molecule; its bonds as the
+// partner's id and the bond type (type 0: an empty slot); its angles as the
+// ids of the other two atoms, in the angle's order, and (type << 2) | role,
+// role 0, 1 or 2 being this atom's place in the angle, 1 the vertex; its
+// special neighbours (molecular/special_pairs.hpp) as encoded ids. The
+// widths are the capacities of atoms/molecular_fields.hpp.
+#define TESSERA_MOL(F, member, T, name, k, width) \
+  F(member, T, name, k, width, kFieldMigrates | kFieldCheckpointed | kFieldMolecular)
+#define TESSERA_MOLECULAR_FIELDS(F)                                                                             \
+  TESSERA_MOL(F, molecule, AtomId, "molecule", 0, 1)                                                            \
+  TESSERA_MOL(F, bond_atom0, AtomId, "bond_atom", 0, 4) TESSERA_MOL(F, bond_atom1, AtomId, "bond_atom", 1, 4)    \
+  TESSERA_MOL(F, bond_atom2, AtomId, "bond_atom", 2, 4) TESSERA_MOL(F, bond_atom3, AtomId, "bond_atom", 3, 4)    \
+  TESSERA_MOL(F, bond_type0, int, "bond_type", 0, 4) TESSERA_MOL(F, bond_type1, int, "bond_type", 1, 4)          \
+  TESSERA_MOL(F, bond_type2, int, "bond_type", 2, 4) TESSERA_MOL(F, bond_type3, int, "bond_type", 3, 4)          \
+  TESSERA_MOL(F, angle_a0, AtomId, "angle_atom_a", 0, 6) TESSERA_MOL(F, angle_a1, AtomId, "angle_atom_a", 1, 6)  \
+  TESSERA_MOL(F, angle_a2, AtomId, "angle_atom_a", 2, 6) TESSERA_MOL(F, angle_a3, AtomId, "angle_atom_a", 3, 6)  \
+  TESSERA_MOL(F, angle_a4, AtomId, "angle_atom_a", 4, 6) TESSERA_MOL(F, angle_a5, AtomId, "angle_atom_a", 5, 6)  \
+  TESSERA_MOL(F, angle_b0, AtomId, "angle_atom_b", 0, 6) TESSERA_MOL(F, angle_b1, AtomId, "angle_atom_b", 1, 6)  \
+  TESSERA_MOL(F, angle_b2, AtomId, "angle_atom_b", 2, 6) TESSERA_MOL(F, angle_b3, AtomId, "angle_atom_b", 3, 6)  \
+  TESSERA_MOL(F, angle_b4, AtomId, "angle_atom_b", 4, 6) TESSERA_MOL(F, angle_b5, AtomId, "angle_atom_b", 5, 6)  \
+  TESSERA_MOL(F, angle_info0, int, "angle_info", 0, 6) TESSERA_MOL(F, angle_info1, int, "angle_info", 1, 6)      \
+  TESSERA_MOL(F, angle_info2, int, "angle_info", 2, 6) TESSERA_MOL(F, angle_info3, int, "angle_info", 3, 6)      \
+  TESSERA_MOL(F, angle_info4, int, "angle_info", 4, 6) TESSERA_MOL(F, angle_info5, int, "angle_info", 5, 6)      \
+  TESSERA_MOL(F, special0, AtomId, "special", 0, 12) TESSERA_MOL(F, special1, AtomId, "special", 1, 12)          \
+  TESSERA_MOL(F, special2, AtomId, "special", 2, 12) TESSERA_MOL(F, special3, AtomId, "special", 3, 12)          \
+  TESSERA_MOL(F, special4, AtomId, "special", 4, 12) TESSERA_MOL(F, special5, AtomId, "special", 5, 12)          \
+  TESSERA_MOL(F, special6, AtomId, "special", 6, 12) TESSERA_MOL(F, special7, AtomId, "special", 7, 12)          \
+  TESSERA_MOL(F, special8, AtomId, "special", 8, 12) TESSERA_MOL(F, special9, AtomId, "special", 9, 12)          \
+  TESSERA_MOL(F, special10, AtomId, "special", 10, 12) TESSERA_MOL(F, special11, AtomId, "special", 11, 12)
 
 // Calls f(array, FieldInfo) for each field of `store` that has any of the
 // roles in `mask`. `store` is any struct with one member per entry (the
@@ -74,7 +125,7 @@ struct FieldInfo {
 template <class Store, class F>
 void for_each_field(Store& store, unsigned mask, F&& f) {
 #define TESSERA_VISIT_FIELD(member, T, name, component, width, roles)            \
-  if (((roles) & mask) != 0) f(store.member, FieldInfo{#member, name, component, width, roles});
+  if (((roles) & mask) != 0 && field_present(roles)) f(store.member, FieldInfo{#member, name, component, width, roles});
   TESSERA_ATOM_FIELDS(TESSERA_VISIT_FIELD)
 #undef TESSERA_VISIT_FIELD
 }
@@ -84,21 +135,24 @@ void for_each_field(Store& store, unsigned mask, F&& f) {
 template <class A, class B, class F>
 void zip_fields(A& a, B& b, unsigned mask, F&& f) {
 #define TESSERA_ZIP_FIELD(member, T, name, component, width, roles)              \
-  if (((roles) & mask) != 0) f(a.member, b.member, FieldInfo{#member, name, component, width, roles});
+  if (((roles) & mask) != 0 && field_present(roles))                           \
+    f(a.member, b.member, FieldInfo{#member, name, component, width, roles});
   TESSERA_ATOM_FIELDS(TESSERA_ZIP_FIELD)
 #undef TESSERA_ZIP_FIELD
 }
 
 // Bytes per atom of the fields with any of the roles in `mask` (a migration
-// record's size).
-constexpr std::size_t field_bytes(unsigned mask) {
+// record's size), with or without the molecular fields.
+constexpr std::size_t field_bytes(unsigned mask, bool molecular) {
   std::size_t bytes = 0;
 #define TESSERA_FIELD_BYTES(member, T, name, component, width, roles) \
-  if (((roles) & mask) != 0) bytes += sizeof(T);
+  if (((roles) & mask) != 0 && (molecular || ((roles) & kFieldMolecular) == 0)) bytes += sizeof(T);
   TESSERA_ATOM_FIELDS(TESSERA_FIELD_BYTES)
 #undef TESSERA_FIELD_BYTES
   return bytes;
 }
+// ... of the fields this process's stores hold.
+inline std::size_t field_bytes(unsigned mask) { return field_bytes(mask, molecular_fields_on()); }
 
 // Whether a periodic image shifts `quantity` by the box (positions only):
 // the halo adds a swap's shift to it; every other quantity travels as is.

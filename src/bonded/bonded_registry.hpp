@@ -3,12 +3,13 @@
 // before any coefficients exist: its name, its coefficients' names (LAMMPS
 // bond_coeff / angle_coeff order) and its check, made from the style lists
 // (bonded/bonded_list.hpp) so that a style is registered by being listed.
-// Work in progress (issue 29): nothing outside the tests uses it yet; the
-// engine's bonded Force would add a `make` here, as potentials/pair_style.hpp
-// does for pair styles.
+// `make` turns coefficients by type into the style's force
+// (bonded/bonded_forces.hpp), as potentials/pair_style.hpp's entries do.
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "bonded/bonded_forces.hpp"
 #include "bonded/bonded_list.hpp"
 
 namespace tessera {
@@ -18,26 +19,36 @@ struct BondedStyleEntry {
   std::vector<std::string> coeff_names;
   // Why these coefficients make no sense, or nullptr when they are fine.
   const char* (*check)(const BondedCoeffs&);
+  // by_type: coefficients of types 1..n at [1..n] ([0] unused), checked.
+  std::unique_ptr<Force> (*make)(const std::vector<BondedCoeffs>& by_type, std::shared_ptr<const BondedAtoms> atoms);
 };
 
-template <class Style>
-BondedStyleEntry describe_bonded_style() {
-  return BondedStyleEntry{Style::name, std::vector<std::string>(Style::coeff_names, Style::coeff_names + Style::ncoeff),
-                          &Style::check};
+template <template <class> class ForceOf, class Style>
+std::unique_ptr<Force> make_bonded_force(const std::vector<BondedCoeffs>& by_type,
+                                         std::shared_ptr<const BondedAtoms> atoms) {
+  std::vector<typename Style::Params> params;
+  for (const BondedCoeffs& c : by_type) params.push_back(Style::params(c));
+  return std::make_unique<ForceOf<Style>>(std::move(params), std::move(atoms));
 }
 
-template <class... Styles>
+template <template <class> class ForceOf, class Style>
+BondedStyleEntry describe_bonded_style() {
+  return BondedStyleEntry{Style::name, std::vector<std::string>(Style::coeff_names, Style::coeff_names + Style::ncoeff),
+                          &Style::check, &make_bonded_force<ForceOf, Style>};
+}
+
+template <template <class> class ForceOf, class... Styles>
 std::vector<BondedStyleEntry> describe_bonded_styles(BondedStyleList<Styles...>) {
-  return {describe_bonded_style<Styles>()...};
+  return {describe_bonded_style<ForceOf, Styles>()...};
 }
 
 inline const std::vector<BondedStyleEntry>& bond_styles() {
-  static const std::vector<BondedStyleEntry> table = describe_bonded_styles(BondStyles{});
+  static const std::vector<BondedStyleEntry> table = describe_bonded_styles<BondForce>(BondStyles{});
   return table;
 }
 
 inline const std::vector<BondedStyleEntry>& angle_styles() {
-  static const std::vector<BondedStyleEntry> table = describe_bonded_styles(AngleStyles{});
+  static const std::vector<BondedStyleEntry> table = describe_bonded_styles<AngleForce>(AngleStyles{});
   return table;
 }
 

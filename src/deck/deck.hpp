@@ -56,6 +56,26 @@ struct PotentialSpec {
   DeckLocation coeffs_at;
 };
 
+// A bond or angle style with coefficients per type (deck `bonds:` /
+// `angles:`); types without an entry take the data file's Bond Coeffs /
+// Angle Coeffs.
+struct BondedSpec {
+  struct Entry {
+    int type = 0;
+    std::array<double, 4> coeffs{0, 0, 0, 0};  // BondedCoeffs order
+    DeckLocation at;
+  };
+  std::string style;
+  std::vector<Entry> coeffs;
+  DeckLocation at;  // the section
+};
+
+// LAMMPS special_bonds: the pair factors of 1-2, 1-3 and 1-4 neighbours.
+struct SpecialBondsSpec {
+  double lj[3] = {0, 0, 0};  // LAMMPS's default
+  DeckLocation at;
+};
+
 struct NeighborSpec {
   double skin = 0;  // the deck loader puts the units' default here
   int every = 1;
@@ -214,6 +234,8 @@ struct Deck {
   SystemSpec system;
   std::optional<VelocitySpec> velocity;
   PotentialSpec potential;
+  std::optional<BondedSpec> bonds, angles;
+  SpecialBondsSpec special_bonds;
   NeighborSpec neighbor;
   IntegratorSpec integrator;
   long steps = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "bonded/bonded_registry.hpp"
 #include "potentials/pair_style.hpp"
 
 namespace tessera {
@@ -37,6 +38,16 @@ std::vector<std::string> build_table() {
       "potential.coeffs",
       "potential.coeffs[].types",
       "potential.coeffs[].cutoff",
+      "bonds",
+      "bonds.style",
+      "bonds.coeffs",
+      "bonds.coeffs[].type",
+      "angles",
+      "angles.style",
+      "angles.coeffs",
+      "angles.coeffs[].type",
+      "special_bonds",
+      "special_bonds.lj",
       "neighbor",
       "neighbor.skin",
       "neighbor.every",
@@ -119,6 +130,12 @@ std::vector<std::string> build_table() {
       const std::string key = "potential.coeffs[]." + name;
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     }
+  for (const auto& [section, table] : {std::pair{"bonds", &bond_styles()}, std::pair{"angles", &angle_styles()}})
+    for (const auto& style : *table)
+      for (const auto& name : style.coeff_names) {
+        const std::string key = std::string(section) + ".coeffs[]." + name;
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      }
   return keys;
 }
 

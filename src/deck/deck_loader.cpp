@@ -16,6 +16,7 @@
 #include "deck/nearest_key.hpp"
 #include "deck/yaml_section.hpp"
 #include "io/topology_writer.hpp"
+#include "bonded/bonded_registry.hpp"
 #include "potentials/pair_style.hpp"
 #include "system/memory_check.hpp"
 #include "thermo/thermo.hpp"
@@ -251,6 +252,80 @@ PotentialSpec read_potential(const YamlSection& s) {
     p.coeffs.push_back(c);
   }
   return p;
+}
+
+// `bonds:` or `angles:` (which: "bond" or "angle").
+BondedSpec read_bonded(const YamlSection& s, const char* which, const std::vector<BondedStyleEntry>& styles) {
+  s.only();
+  BondedSpec b;
+  b.at = s.here();
+  b.style = s.string("style");
+  const BondedStyleEntry* entry = find_bonded_style(styles, b.style);
+  if (!entry) {
+    std::vector<std::string> known;
+    for (const auto& e : styles) known.push_back(e.name);
+    s.fail("style", fmt::format("unknown {} style '{}'{} (known: {})", which, b.style, did_you_mean(b.style, known),
+                                fmt::join(known, ", ")));
+  }
+  if (!s.has("coeffs")) return b;
+  const YAML::Node list = s.node("coeffs");
+  if (!list.IsSequence())
+    throw_at(s.where("coeffs"), fmt::format("expected a list of {} types, e.g. - {{type: 1, {}: ...}}", which,
+                                            entry->coeff_names.front()));
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const YamlSection e(list[k], s.file(), fmt::format("{}[{}]", s.key_path("coeffs"), k));
+    BondedSpec::Entry c;
+    c.at = e.here();
+    const long long t = to_integer(e.node("type"), e.where("type"));
+    if (t <= 0 || t > 1000) e.fail("type", fmt::format("{} types go from 1 to 1000, got {}", which, t));
+    c.type = static_cast<int>(t);
+    BondedCoeffs bc;
+    for (std::size_t n = 0; n < entry->coeff_names.size(); ++n) bc.c[n] = e.number(entry->coeff_names[n]);
+    if (const char* bad = entry->check(bc)) throw_at(c.at, fmt::format("{} style {}: {}", which, b.style, bad));
+    c.coeffs = bc.c;
+    for (const auto& kv : list[k]) {
+      const std::string name = kv.first.Scalar();
+      bool ok = name == "type";
+      for (const auto& cn : entry->coeff_names) ok = ok || name == cn;
+      if (!ok) {
+        std::vector<std::string> allowed = {"type"};
+        allowed.insert(allowed.end(), entry->coeff_names.begin(), entry->coeff_names.end());
+        throw_at(location_of(kv.first, s.file(), e.key_path(name)),
+                 fmt::format("unknown key for {} style {}{} (allowed here: {})", which, b.style,
+                             did_you_mean(name, allowed), fmt::join(allowed, ", ")));
+      }
+    }
+    for (const auto& prev : b.coeffs)
+      if (prev.type == c.type)
+        throw_at(c.at, fmt::format("{} type {} given twice (first at line {})", which, c.type, prev.at.line));
+    b.coeffs.push_back(c);
+  }
+  return b;
+}
+
+// special_bonds: {lj: [f12, f13, f14]}, or `fene` (0 1 1), as LAMMPS.
+SpecialBondsSpec read_special_bonds(const YamlSection& top) {
+  SpecialBondsSpec sb;
+  sb.at = top.where("special_bonds");
+  const YAML::Node n = top.node("special_bonds");
+  if (n.IsScalar()) {
+    if (n.Scalar() != "fene")
+      throw_at(sb.at, fmt::format("unknown special_bonds preset '{}' (known: fene; or give {{lj: [f12, f13, f14]}})",
+                                  n.Scalar()));
+    sb.lj[0] = 0, sb.lj[1] = 1, sb.lj[2] = 1;
+    return sb;
+  }
+  const YamlSection s = top.section("special_bonds");
+  s.only();
+  const YAML::Node lj = s.node("lj");
+  if (!lj.IsSequence() || lj.size() != 3)
+    s.fail("lj", "expected three factors [1-2, 1-3, 1-4], each from 0 to 1, e.g. [0, 1, 1]");
+  for (int k = 0; k < 3; ++k) {
+    sb.lj[k] = to_number(lj[k], s.where("lj"));
+    if (!(sb.lj[k] >= 0 && sb.lj[k] <= 1))
+      s.fail("lj", fmt::format("factor {} is {}; each factor lies from 0 to 1", k + 1, sb.lj[k]));
+  }
+  return sb;
 }
 
 NeighborSpec read_neighbor(const YamlSection& s, const Units& units) {
@@ -654,6 +729,9 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   d.system = read_system(top.section("system"), dir, *units);
   if (top.has("velocity")) d.velocity = read_velocity(top.section("velocity"));
   d.potential = read_potential(top.section("potential"));
+  if (top.has("bonds")) d.bonds = read_bonded(top.section("bonds"), "bond", bond_styles());
+  if (top.has("angles")) d.angles = read_bonded(top.section("angles"), "angle", angle_styles());
+  if (top.has("special_bonds")) d.special_bonds = read_special_bonds(top);
   if (top.has("neighbor")) {
     d.neighbor = read_neighbor(top.section("neighbor"), *units);
   } else {

@@ -47,6 +47,13 @@ class Force {
   // Pass `pass` over the local atoms, writing its results as `opt` says
   // (the pass that produces forces does; earlier ones write intermediates).
   virtual void compute_pass(int pass, AtomStore& atoms, const NeighborList& list, const PassOptions& opt) const = 0;
+  // Whether a computation can find the run unable to go on (a bond broken
+  // or stretched past its partner's reach): the step then asks failure()
+  // on every rank, and stops the run on all of them when any has one.
+  virtual bool may_fail() const { return false; }
+  // Why the last computation cannot go on ("" when it can), naming the
+  // atoms; the step adds the step and the rank.
+  virtual std::string failure() const { return {}; }
 };
 
 }  // namespace tessera

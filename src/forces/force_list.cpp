@@ -23,6 +23,19 @@ double ForceList::max_cutoff() const {
   return c;
 }
 
+bool ForceList::may_fail() const {
+  for (const auto& f : forces_)
+    if (f->may_fail()) return true;
+  return false;
+}
+
+std::string ForceList::failure() const {
+  for (const auto& f : forces_)
+    if (f->may_fail())
+      if (std::string why = f->failure(); !why.empty()) return why;
+  return {};
+}
+
 void ForceList::compute(AtomStore& atoms, const NeighborList& list, const Forward& forward,
                         double* const* tensor) const {
   PassOptions opt;

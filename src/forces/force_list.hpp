@@ -23,6 +23,10 @@ class ForceList {
   std::size_t size() const { return forces_.size(); }
   const Force& operator[](std::size_t k) const { return *forces_[k]; }
   double max_cutoff() const;
+  // Whether any force may fail (Force::may_fail), and the first failure of
+  // the last computation, in list order ("" when none).
+  bool may_fail() const;
+  std::string failure() const;
 
   // Every pass of every force, in order: each force's passes run back to
   // back, with forward() between them for what the force declares.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "atoms/molecular_fields.hpp"
 #include "backend/cpu_pair_kernel.hpp"
 
 namespace tessera {
@@ -27,6 +28,27 @@ void cell_gaps(const CellGrid& g, int d, double v, int c, double gap2[2 * kReach
   }
 }
 
+// Removes from one atom's neighbours (found[0..k)) those it is excluded
+// from (special neighbours with factor 0: LAMMPS's special_bonds lj 0 ...),
+// keeping the others in order; returns the new count. Excluded pairs never
+// reach the force sum, so no shifted or huge overlap energy is ever added
+// and taken back.
+int drop_excluded(const MolecularArrays& m, std::size_t i, const AtomId* id, int* found, int k) {
+  AtomId excluded[kMaxSpecial];
+  int ne = 0;
+  for (int s = 0; s < kMaxSpecial && m.special[s][i] != 0; ++s)
+    if (special_excluded(m.special[s][i])) excluded[ne++] = special_partner(m.special[s][i]);
+  if (ne == 0) return k;
+  int kept = 0;
+  for (int p = 0; p < k; ++p) {
+    const AtomId j = id[found[p]];
+    bool drop = false;
+    for (int e = 0; e < ne; ++e) drop = drop || excluded[e] == j;
+    if (!drop) found[kept++] = found[p];
+  }
+  return kept;
+}
+
 }  // namespace
 
 // List order: cell rows by (z, y) offset, then x, then bin order within a
@@ -46,6 +68,8 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   const double reach_sq = reach * reach;
   const int* start = bins_.start.data();
   const NeighborScanFn scan = neighbor_scan_for(simd_level());
+  const bool specials = molecular_fields_on();
+  const MolecularArrays mol = specials ? molecular_arrays(a) : MolecularArrays{};
 
   nl.count.resize(nlocal);
   auto whole_blocks = [](int n) { return (n + kPairLanes - 1) / kPairLanes * kPairLanes; };
@@ -86,6 +110,7 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
                       xi, yi, zi, reach_sq, i, found.data() + k);
           }
         }
+        if (specials && mol.special[0][i] != 0) k = drop_excluded(mol, static_cast<std::size_t>(i), a.id.data(), found.data(), k);
         // Padding with i itself, whose distance is 0: never a neighbour, but
         // a valid index for a kernel that loads whole lane blocks.
         const int padded = std::min(whole_blocks(k), stride);

@@ -34,8 +34,8 @@ namespace {
 //    slot map (4 per atom), the inner/outer row split (8 bytes per row,
 //    about 1.3 per atom at 6 atoms per row) and, at a build, the cluster
 //    boxes (about 6.6).
-constexpr double kAtomBytes = field_bytes(kAnyField) + 24;
-constexpr double kGhostBytes = field_bytes(kFieldGhost) + 7;
+constexpr double kAtomBytes = field_bytes(kAnyField, false) + 24;
+constexpr double kGhostBytes = field_bytes(kFieldGhost, false) + 7;
 
 }  // namespace
 

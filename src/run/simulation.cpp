@@ -10,6 +10,7 @@
 
 #include "analysis/analysis.hpp"
 #include "backend/cpu_simd.hpp"
+#include "bonded/bonded_registry.hpp"
 #include "core/error.hpp"
 #include "core/id_sums.hpp"
 #include "deck/pair_table.hpp"
@@ -63,6 +64,7 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   pair_ = pair.get();
   forces_.add(std::move(pair));
   reach_ = forces_.max_cutoff() + deck_.neighbor.skin;
+  add_bonded_forces(sys);
   check_analysis(deck_.analysis, forces_.max_cutoff(), box_, atoms_.ntypes);
   integrator_ = Integrator(deck_.integrator, units_, natoms_, &comm_);
   const IdSums all = id_sums(atoms_.id.data(), atoms_.nlocal);
@@ -101,6 +103,31 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   }
 }
 
+// The bonds, the angles and the special-pair correction, after the pair
+// style: they add to its forces.
+void Simulation::add_bonded_forces(const BuiltSystem& sys) {
+  if (sys.topology.empty()) return;
+  auto shared = std::make_shared<const BondedAtoms>(reach_);
+  if (deck_.bonds) forces_.add(find_bonded_style(bond_styles(), deck_.bonds->style)->make(sys.bond_coeffs, shared));
+  if (deck_.angles)
+    forces_.add(find_bonded_style(angle_styles(), deck_.angles->style)->make(sys.angle_coeffs, shared));
+  const double* lj = deck_.special_bonds.lj;
+  bool fractional = false;
+  for (int k = 0; k < 3; ++k) fractional = fractional || (lj[k] > 0 && lj[k] < 1);
+  if (fractional) forces_.add(std::make_unique<SpecialPairCorrection>(*pair_, lj, shared));
+}
+
+// A force that found the run unable to go on (a broken bond) stops it on
+// every rank; the rank that found it says why.
+void Simulation::check_forces() const {
+  if (!forces_.may_fail()) return;
+  const std::string why = forces_.failure();
+  if (comm_.max(why.empty() ? 0 : 1) == 0) return;
+  if (why.empty()) throw SimulationError("");
+  throw SimulationError(
+      fmt::format("step {}: {}{}", step_, comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "", why));
+}
+
 // The global atom count and id checksums, at every rebuild: atoms must never
 // be lost or duplicated by migration.
 void Simulation::verify_atoms() const {
@@ -122,6 +149,9 @@ void Simulation::verify_atoms() const {
 
 void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
   if (ready_) throw std::logic_error("use_device: call it before setup() or restore()");
+  if (engine && molecular_fields_on())
+    throw InputError(fmt::format("{}: bonds and angles run on the cpu backend only so far; set backend: cpu",
+                                 deck_.path));
   device_ = std::move(engine);
   if (!device_) return;
   timers_.on_start([this](Phase p) { device_->mark_phase(static_cast<int>(p)); });
@@ -252,6 +282,7 @@ DeviceEngine::HaloOverlap Simulation::halo_overlap() const {
 void Simulation::compute_forces() {
   tensor_step_ = virial_tensor_ ? step_ : -1;
   backend_->compute_forces();
+  check_forces();
 }
 
 // The barostats' view of this simulation (integrate/nose_hoover_mtk.hpp).
@@ -441,7 +472,8 @@ struct Simulation::Stepping {
     if (ghosts_pending) {
       ghosts_pending = false;
       s.tensor_step_ = s.virial_tensor_ ? s.step_ : -1;
-      return s.backend_->refresh_and_compute_forces();
+      s.backend_->refresh_and_compute_forces();
+      return s.check_forces();
     }
     s.compute_forces();
   }

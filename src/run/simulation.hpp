@@ -21,6 +21,7 @@
 #include "run/atom_backend.hpp"
 #include "run/device_engine.hpp"
 #include "run/timers.hpp"
+#include "system/build_system.hpp"
 #include "thermo/thermo.hpp"
 
 namespace tessera {
@@ -165,6 +166,8 @@ class Simulation {
 
  private:
   void rebuild();
+  void add_bonded_forces(const BuiltSystem& sys);
+  void check_forces() const;
   // The ghosts of the current locals: the halo's (several ranks) or the
   // periodic images.
   void build_ghosts();

@@ -1,24 +1,79 @@
 #include "system/build_system.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "deck/pair_table.hpp"
 #include "deck/yaml_section.hpp"
+#include "bonded/bonded_registry.hpp"
+#include "system/place_topology.hpp"
 
 namespace tessera {
+
+namespace {
+
+// The coefficients of each bond (or angle) type: the deck's entry, else the
+// data file's row; every type that the system has must get one.
+std::vector<BondedCoeffs> resolve_bonded(const std::optional<BondedSpec>& spec, const char* which, int ntypes,
+                                         std::size_t count, const std::vector<std::vector<double>>& file_rows,
+                                         const std::string& file_style, const std::vector<BondedStyleEntry>& styles,
+                                         const std::string& source, const Deck& deck) {
+  const std::string section = std::string(which) + "s";  // the deck's key
+  const std::string File = which == std::string("bond") ? "Bond Coeffs" : "Angle Coeffs";
+  if (!spec) {
+    if (count > 0)
+      throw InputError(fmt::format("{}: the system has {} {}{}; give the deck a `{}:` section with their style "
+                                   "(e.g. {}: {{style: {}}})",
+                                   deck.path, count, which, count == 1 ? "" : "s", section, section,
+                                   styles.front().name));
+    return {};
+  }
+  if (count == 0)
+    throw_at(spec->at, fmt::format("the system ({}) has no {}s", source, which));
+  const BondedStyleEntry& entry = *find_bonded_style(styles, spec->style);
+  std::vector<BondedCoeffs> by_type(static_cast<std::size_t>(ntypes) + 1);
+  std::vector<bool> given(by_type.size(), false);
+  for (const auto& e : spec->coeffs) {
+    if (e.type > ntypes)
+      throw_at(e.at, fmt::format("{} type {}, but the system has {} {} type{}", which, e.type, ntypes, which,
+                                 ntypes == 1 ? "" : "s"));
+    by_type[e.type].c = e.coeffs;
+    given[e.type] = true;
+  }
+  for (int t = 1; t <= ntypes; ++t) {
+    if (given[t]) continue;
+    const bool in_file = static_cast<std::size_t>(t) < file_rows.size() && !file_rows[t].empty();
+    if (!in_file)
+      throw_at(spec->at, fmt::format("{} type {} has no coefficients: give them in {}.coeffs or in the data "
+                                     "file's {} section",
+                                     which, t, section, File));
+    if (!file_style.empty() && file_style != spec->style)
+      throw_at(spec->at, fmt::format("{}: its {} are for style {}, but {}.style is {}; give {}.coeffs for type {}",
+                                     source, File, file_style, section, spec->style, section, t));
+    if (file_rows[t].size() != entry.coeff_names.size())
+      throw_at(spec->at, fmt::format("{}: {} type {} has {} coefficients; {} style {} takes {} ({})", source, File, t,
+                                     file_rows[t].size(), which, spec->style, entry.coeff_names.size(),
+                                     fmt::join(entry.coeff_names, " ")));
+    for (std::size_t k = 0; k < file_rows[t].size(); ++k) by_type[t].c[k] = file_rows[t][k];
+    if (const char* bad = entry.check(by_type[t]))
+      throw_at(spec->at, fmt::format("{}: {} type {}: {}", source, File, t, bad));
+  }
+  return by_type;
+}
+
+}  // namespace
 
 BuiltSystem build_system(const Deck& deck, const Units& units) {
   const SystemSpec& spec = deck.system;
   BuiltSystem s = spec.lattice ? build_lattice(*spec.lattice, spec.ntypes, spec.masses)
                                : read_lammps_data(spec.read_data, spec.masses);
-  // Issue 29 is under way (docs/wip-molecules.md): the reader takes bonds
-  // and angles, the engine does not simulate them yet. Refused rather than
-  // silently run as unconnected atoms.
-  if (!s.topology.empty())
-    throw_at(spec.read_data_at, fmt::format("{}: the data file has {} bonds and {} angles; Tessera does not simulate "
-                                            "bonds or angles yet",
-                                            spec.read_data, s.topology.bonds.size(), s.topology.angles.size()));
+  const std::string source = spec.read_data.empty() ? deck.path : spec.read_data;
+  s.bond_coeffs = resolve_bonded(deck.bonds, "bond", s.topology.nbond_types, s.topology.bonds.size(),
+                                 s.topology.bond_coeffs, s.topology.bond_style, bond_styles(), source, deck);
+  s.angle_coeffs = resolve_bonded(deck.angles, "angle", s.topology.nangle_types, s.topology.angles.size(),
+                                  s.topology.angle_coeffs, s.topology.angle_style, angle_styles(), source, deck);
+  if (!s.topology.empty()) place_topology(s.topology, deck.special_bonds.lj, s.atoms, source);
   if (spec.ntypes != 0 && !spec.lattice && spec.ntypes != s.atoms.ntypes)
     throw_at(spec.read_data_at,
              fmt::format("the deck says {} atom types, the data file has {}", spec.ntypes, s.atoms.ntypes));

@@ -3,16 +3,16 @@
 #include <vector>
 
 #include "atoms/atom_store.hpp"
+#include "bonded/bonded_coeffs.hpp"
 #include "core/units.hpp"
 #include "deck/deck.hpp"
 #include "domain/box.hpp"
 
 namespace tessera {
 
-// Molecular topology as a LAMMPS data file gives it (issue 29, work in
-// progress: docs/wip-molecules.md). Read and checked, not yet simulated:
-// build_system refuses a system with bonds or angles until the engine
-// carries them.
+// Molecular topology as global lists, as a LAMMPS data file gives it (or a
+// builder makes it). build_system places it on the atoms' molecular fields
+// (system/place_topology.hpp), where the engine carries it.
 struct MolecularTopology {
   struct Bond {
     AtomId id;
@@ -43,6 +43,9 @@ struct BuiltSystem {
   bool has_velocities = false;
   long long natoms_total = 0;
   MolecularTopology topology;
+  // Coefficients of bond and angle types 1..n (index 0 unused), from the
+  // deck or the data file: what the bonded forces are made from.
+  std::vector<BondedCoeffs> bond_coeffs, angle_coeffs;
 };
 
 // Atoms on a sc/bcc/fcc lattice; ids count up in x-fastest order, as LAMMPS's create_atoms does.

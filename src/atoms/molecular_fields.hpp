@@ -1,0 +1,73 @@
+#pragma once
+// The molecular fields of atoms/atom_fields.hpp as arrays by slot: the
+// capacities, the encodings, and a view of a store's arrays that the
+// topology placement, the bonded forces and the list builder index by slot.
+#include <cstring>
+#include <type_traits>
+
+#include "atoms/atom_fields.hpp"
+#include "core/types.hpp"
+
+namespace tessera {
+
+// Per-atom capacities: the widths of the registry's molecular quantities.
+// They cover linear and lightly branched molecules (a bead-spring chain
+// needs 2 bonds, 3 angles and, with special_bonds lj 0 0 0, 6 specials);
+// a system that needs more is refused when it is built, naming the atom.
+inline constexpr int kMaxBonds = 4;
+inline constexpr int kMaxAngles = 6;
+inline constexpr int kMaxSpecial = 12;
+
+// An angle slot's info: (type << 2) | role; 0 for an empty slot.
+inline int angle_info(int type, int role) { return (type << 2) | role; }
+inline int angle_type_of(int info) { return info >> 2; }
+inline int angle_role_of(int info) { return info & 3; }
+
+// A special neighbour: the partner's id, its level (1: 1-2, 2: 1-3, 3: 1-4)
+// and whether the pair is excluded (special_bonds factor 0), in one id-sized
+// word, so that the list builder needs no table to drop excluded pairs.
+// Ids stay below 2^56 (atoms/atom_store.hpp's ids are at most 2^40).
+inline constexpr int kSpecialLevelShift = 56;
+inline constexpr AtomId kSpecialExcludedBit = AtomId(1) << 60;
+inline AtomId encode_special(AtomId id, int level, bool excluded) {
+  return id | (AtomId(level) << kSpecialLevelShift) | (excluded ? kSpecialExcludedBit : 0);
+}
+inline AtomId special_partner(AtomId e) { return e & ((AtomId(1) << kSpecialLevelShift) - 1); }
+inline int special_level(AtomId e) { return static_cast<int>((e >> kSpecialLevelShift) & 3); }
+inline bool special_excluded(AtomId e) { return (e & kSpecialExcludedBit) != 0; }
+
+// Raw pointers to one store's molecular arrays (locals only), by slot.
+struct MolecularArrays {
+  AtomId* molecule = nullptr;
+  AtomId* bond_atom[kMaxBonds] = {};
+  int* bond_type[kMaxBonds] = {};
+  AtomId* angle_a[kMaxAngles] = {};
+  AtomId* angle_b[kMaxAngles] = {};
+  int* angle_info[kMaxAngles] = {};
+  AtomId* special[kMaxSpecial] = {};
+};
+
+// The molecular arrays of a host store (std::vector members). Null
+// pointers when the molecular fields are off.
+template <class Store>
+MolecularArrays molecular_arrays(Store& store) {
+  MolecularArrays m;
+  for_each_field(store, kFieldMolecular, [&](auto& v, const FieldInfo& f) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    auto* p = const_cast<T*>(v.data());
+    const int k = f.component;
+    if constexpr (std::is_same_v<T, AtomId>) {
+      if (std::strcmp(f.name, "molecule") == 0) m.molecule = p;
+      if (std::strcmp(f.name, "bond_atom") == 0) m.bond_atom[k] = p;
+      if (std::strcmp(f.name, "angle_atom_a") == 0) m.angle_a[k] = p;
+      if (std::strcmp(f.name, "angle_atom_b") == 0) m.angle_b[k] = p;
+      if (std::strcmp(f.name, "special") == 0) m.special[k] = p;
+    } else if constexpr (std::is_same_v<T, int>) {
+      if (std::strcmp(f.name, "bond_type") == 0) m.bond_type[k] = p;
+      if (std::strcmp(f.name, "angle_info") == 0) m.angle_info[k] = p;
+    }
+  });
+  return m;
+}
+
+}  // namespace tessera

@@ -1,0 +1,232 @@
+#pragma once
+// The bonded forces of a run, as forces of the step's list
+// (forces/force.hpp): one for the bonds, one for the angles, and the pair
+// correction of special neighbours with fractional factors. Each atom
+// computes the force on itself only (docs/algorithms.md, "Bonds, angles and
+// special pairs"): it finds its partners among the locals and ghosts through
+// a global-id map, so no force is ever sent back to a ghost's owner and the
+// result does not depend on the rank layout or the thread count.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "atoms/atom_store.hpp"
+#include "atoms/molecular_fields.hpp"
+#include "bonded/bonded_coeffs.hpp"
+#include "bonded/bonded_force.hpp"
+#include "bonded/id_map.hpp"
+#include "forces/force.hpp"
+#include "neighbor/neighbor_list.hpp"
+
+namespace tessera {
+
+class PairStyle;
+
+// What the bonded forces of one run share: the id map of its atoms, made
+// again after each list build (the ghosts change only then).
+class BondedAtoms {
+ public:
+  // `reach`: how far the ghosts reach (cutoff + skin), for the messages.
+  explicit BondedAtoms(double reach) : reach_(reach) {}
+  const IdMap& map(const AtomStore& a, const NeighborList& list) const {
+    if (list.builds != built_) {
+      map_.build(a);
+      built_ = list.builds;
+    }
+    return map_;
+  }
+  double reach() const { return reach_; }
+
+ private:
+  double reach_;
+  mutable IdMap map_;
+  mutable long built_ = -1;
+};
+
+namespace bonded_detail {
+
+// One atom's sums, added to (or stored in) its force, energy and virial.
+struct Sums {
+  double f[3] = {0, 0, 0}, e = 0, w = 0, t[6] = {0, 0, 0, 0, 0, 0};
+  void add_tensor(const double d[3], const double f3[3], double scale) {
+    t[0] += scale * d[0] * f3[0];
+    t[1] += scale * d[1] * f3[1];
+    t[2] += scale * d[2] * f3[2];
+    t[3] += scale * d[0] * f3[1];
+    t[4] += scale * d[0] * f3[2];
+    t[5] += scale * d[1] * f3[2];
+  }
+  void write(AtomStore& a, std::size_t i, const PassOptions& opt) const {
+    double* out[5] = {a.fx.data(), a.fy.data(), a.fz.data(), a.pe.data(), a.virial.data()};
+    const double v[5] = {f[0], f[1], f[2], e, w};
+    for (int c = 0; c < 5; ++c) out[c][i] = opt.accumulate ? out[c][i] + v[c] : v[c];
+    for (int c = 0; c < 6 && opt.virial_tensor(); ++c)
+      opt.tensor[c][i] = opt.accumulate ? opt.tensor[c][i] + t[c] : t[c];
+  }
+};
+
+inline Vec3<double> minus(const AtomStore& a, std::size_t i, int j) {
+  return Vec3<double>{a.x[i] - a.x[j], a.y[i] - a.y[j], a.z[i] - a.z[j]};
+}
+
+}  // namespace bonded_detail
+
+// What the bond and angle forces share: the style's parameters by type
+// (index 0 unused), the run's atoms, and the last computation's failure.
+template <class Style>
+class BondedForceOf : public Force {
+ public:
+  BondedForceOf(std::vector<typename Style::Params> by_type, std::shared_ptr<const BondedAtoms> atoms)
+      : params_(std::move(by_type)), atoms_(std::move(atoms)) {}
+  const char* name() const override { return Style::name; }
+  double max_cutoff() const override { return 0; }
+  bool may_fail() const override { return true; }
+  std::string failure() const override { return failure_; }
+
+ protected:
+  std::vector<typename Style::Params> params_;
+  std::shared_ptr<const BondedAtoms> atoms_;
+  mutable std::string failure_;
+};
+
+// The bonds of style `Style` (bonded/bond_*.hpp), parameters by bond type.
+template <class Style>
+class BondForce final : public BondedForceOf<Style> {
+  using Base = BondedForceOf<Style>;
+  using Base::atoms_, Base::failure_, Base::params_;
+
+ public:
+  using Base::Base;
+
+  void compute_pass(int, AtomStore& a, const NeighborList& list, const PassOptions& opt) const override {
+    const IdMap& map = atoms_->map(a, list);
+    const MolecularArrays m = molecular_arrays(a);
+    const long n = static_cast<long>(a.nlocal);
+    long bad = n;  // the first atom whose bond cannot be computed
+#pragma omp parallel for schedule(static) reduction(min : bad)
+    for (long i = 0; i < n; ++i) {
+      bonded_detail::Sums s;
+      for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
+        const int j = map.nearest(m.bond_atom[b][i], a.x[i], a.y[i], a.z[i], a);
+        if (j < 0) {
+          bad = std::min(bad, i);
+          continue;
+        }
+        const Vec3<double> d = bonded_detail::minus(a, static_cast<std::size_t>(i), j);
+        Vec3<double> f;
+        double eh, wh;
+        if (bond_force_on_self<Style>(d, params_[m.bond_type[b][i]], f, eh, wh) == BondStatus::kBroken)
+          bad = std::min(bad, i);
+        s.f[0] += f.x, s.f[1] += f.y, s.f[2] += f.z;
+        s.e += eh, s.w += wh;
+        if (opt.virial_tensor()) {
+          const double dd[3] = {d.x, d.y, d.z}, ff[3] = {f.x, f.y, f.z};
+          s.add_tensor(dd, ff, 0.5);
+        }
+      }
+      s.write(a, static_cast<std::size_t>(i), opt);
+    }
+    failure_ = bad < n ? explain(a, map, m, static_cast<std::size_t>(bad)) : std::string();
+  }
+
+ private:
+  std::string explain(const AtomStore& a, const IdMap& map, const MolecularArrays& m, std::size_t i) const {
+    for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
+      const AtomId partner = m.bond_atom[b][i];
+      const int j = map.nearest(partner, a.x[i], a.y[i], a.z[i], a);
+      if (j < 0)
+        return fmt::format("the bond between atoms {} and {} (type {}): atom {} is not within the halo's reach "
+                           "({:g}, cutoff + skin) of atom {}; the bond is longer than the ghosts reach",
+                           a.id[i], partner, m.bond_type[b][i], partner, atoms_->reach(), a.id[i]);
+      const Vec3<double> d = bonded_detail::minus(a, i, j);
+      double fb, e;
+      if (Style::eval(dot3(d, d), params_[m.bond_type[b][i]], fb, e) == BondStatus::kBroken)
+        return fmt::format("the {} bond between atoms {} and {} (type {}) is broken: its length {:.10g} reached "
+                           "the bond's maximum extent",
+                           Style::name, a.id[i], partner, m.bond_type[b][i], std::sqrt(dot3(d, d)));
+    }
+    return fmt::format("a bond of atom {} could not be computed", a.id[i]);
+  }
+};
+
+// The angles of style `Style` (bonded/angle_*.hpp), parameters by angle type.
+template <class Style>
+class AngleForce final : public BondedForceOf<Style> {
+  using Base = BondedForceOf<Style>;
+  using Base::atoms_, Base::failure_, Base::params_;
+
+ public:
+  using Base::Base;
+
+  void compute_pass(int, AtomStore& a, const NeighborList& list, const PassOptions& opt) const override {
+    const IdMap& map = atoms_->map(a, list);
+    const MolecularArrays m = molecular_arrays(a);
+    const long n = static_cast<long>(a.nlocal);
+    long bad = n;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+    for (long i = 0; i < n; ++i) {
+      bonded_detail::Sums s;
+      for (int g = 0; g < kMaxAngles && m.angle_info[g][i] != 0; ++g) {
+        // The angle's three atoms in its order, this one at `role`.
+        const int role = angle_role_of(m.angle_info[g][i]);
+        const int ja = map.nearest(m.angle_a[g][i], a.x[i], a.y[i], a.z[i], a);
+        const int jb = map.nearest(m.angle_b[g][i], a.x[i], a.y[i], a.z[i], a);
+        if (ja < 0 || jb < 0) {
+          bad = std::min(bad, i);
+          continue;
+        }
+        const int self = static_cast<int>(i);
+        const int k1 = role == 0 ? self : ja, k2 = role == 1 ? self : (role == 0 ? ja : jb),
+                  k3 = role == 2 ? self : jb;
+        const Vec3<double> d1{a.x[k1] - a.x[k2], a.y[k1] - a.y[k2], a.z[k1] - a.z[k2]};
+        const Vec3<double> d2{a.x[k3] - a.x[k2], a.y[k3] - a.y[k2], a.z[k3] - a.z[k2]};
+        Vec3<double> f1, f2, f3;
+        double e, w;
+        angle_forces<Style>(d1, d2, params_[angle_type_of(m.angle_info[g][i])], f1, f2, f3, e, w);
+        const Vec3<double>& f = role == 0 ? f1 : (role == 1 ? f2 : f3);
+        s.f[0] += f.x, s.f[1] += f.y, s.f[2] += f.z;
+        s.e += e / 3, s.w += w / 3;
+        if (opt.virial_tensor()) {
+          const double a1[3] = {d1.x, d1.y, d1.z}, b1[3] = {f1.x, f1.y, f1.z};
+          const double a2[3] = {d2.x, d2.y, d2.z}, b2[3] = {f3.x, f3.y, f3.z};
+          s.add_tensor(a1, b1, 1.0 / 3);
+          s.add_tensor(a2, b2, 1.0 / 3);
+        }
+      }
+      s.write(a, static_cast<std::size_t>(i), opt);
+    }
+    failure_.clear();
+    if (bad < n) {
+      const std::size_t i = static_cast<std::size_t>(bad);
+      for (int g = 0; g < kMaxAngles && m.angle_info[g][i] != 0; ++g)
+        for (AtomId partner : {m.angle_a[g][i], m.angle_b[g][i]})
+          if (failure_.empty() && map.nearest(partner, a.x[i], a.y[i], a.z[i], a) < 0)
+            failure_ = fmt::format("an angle of atom {} (type {}, with atoms {} and {}): atom {} is not within "
+                                   "the halo's reach ({:g}, cutoff + skin) of atom {}; the angle spans more than the ghosts reach (raise neighbor.skin)",
+                                   a.id[i], angle_type_of(m.angle_info[g][i]), m.angle_a[g][i], m.angle_b[g][i],
+                                   partner, atoms_->reach(), a.id[i]);
+    }
+  }
+};
+
+// Special neighbours with a pair factor between 0 and 1: the list holds
+// them as ordinary pairs (factor 1), and this removes (1 - factor) of each
+// pair's force, energy and virial, through the pair style's own eval_pair.
+// Pairs with factor 0 never reach the list (neighbor/verlet_builder.cpp).
+class SpecialPairCorrection final : public Force {
+ public:
+  SpecialPairCorrection(const PairStyle& pair, const double special_lj[3], std::shared_ptr<const BondedAtoms> atoms);
+  const char* name() const override { return "special pairs"; }
+  double max_cutoff() const override { return 0; }
+  void compute_pass(int, AtomStore& a, const NeighborList& list, const PassOptions& opt) const override;
+
+ private:
+  const PairStyle& pair_;
+  double factor_[3];
+  std::shared_ptr<const BondedAtoms> atoms_;
+};
+
+}  // namespace tessera
