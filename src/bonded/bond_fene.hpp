@@ -8,7 +8,7 @@
 /// Reference: LAMMPS bond_style fene (bond_fene.cpp); Kremer & Grest,
 /// J. Chem. Phys. 92, 5057 (1990).
 ///
-/// Near and beyond R0 it follows LAMMPS: when 1 - (r/R0)^2 < SMALL (0.001)
+/// Near and beyond R0 it follows LAMMPS: when 1 - (r/R0)^2 < SMALL (0.1)
 /// LAMMPS warns and uses SMALL as the log's argument; eval does the same
 /// and returns kStretched. At r >= R0 Tessera differs on purpose: eval
 /// returns kBroken (issue 29 wants the run stopped), where LAMMPS goes on
@@ -24,11 +24,12 @@ struct BondFENE {
   static constexpr const char* name = "fene";
   static constexpr int ncoeff = 4;
   static constexpr const char* coeff_names[ncoeff] = {"K", "R0", "epsilon", "sigma"};
-  // LAMMPS bond_fene.cpp's SMALL, as remembered for recent versions: NOT
-  // verified against the LAMMPS used for the references. Older LAMMPS
-  // clamps at 0.1 instead (seen in its stored source), so check the version
-  // make_references.sh runs before trusting numbers near R0.
-  static constexpr double kSmall = 0.001;
+  // LAMMPS bond_fene.cpp's SMALL, measured with the LAMMPS of the
+  // references (29 Sep 2021 - Update 2): at 1 - (r/R0)^2 = 0.095 and 0.05 it
+  // warns "FENE bond too long" and gives E = -0.5 K R0^2 ln(0.1) and
+  // fbond = -K/0.1; at 0.105 it neither warns nor clamps. So the clamp acts
+  // for r > sqrt(0.9) R0 (about 0.949 R0). See tests/reference/README.md.
+  static constexpr double kSmall = 0.1;
 
   struct Params {
     double k, r0sq, eps, sigsq;

@@ -14,7 +14,7 @@ struct BondedCoeffs {
 // What a bond functor's eval reports besides the numbers.
 enum class BondStatus {
   kOk,
-  // FENE only: 1 - (r/R0)^2 fell below LAMMPS's SMALL (0.001) but r < R0.
+  // FENE only: 1 - (r/R0)^2 fell below LAMMPS's SMALL (0.1) but r < R0.
   // LAMMPS warns "FENE bond too long" and clamps the log argument to SMALL;
   // eval does the same, and the caller decides whether to warn.
   kStretched,

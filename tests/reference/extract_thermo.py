@@ -5,7 +5,7 @@ Usage: extract_thermo.py LOG OUT.csv
 
 Expects exactly one run in LOG with a `thermo_style custom step ...` of
 the keywords in COLUMNS (step temp pe ke etotal press, or the pressure
-tensor's pxx ... pyz, and vol lx ly lz ecouple econserve), and copies the numbers verbatim (they are already
+tensor's pxx ... pyz, vol lx ly lz ecouple econserve, and ebond eangle evdwl), and copies the numbers verbatim (they are already
 printed with %.17g), so the CSV holds exactly what LAMMPS printed.
 """
 import sys
@@ -13,7 +13,8 @@ import sys
 # LAMMPS's thermo header word -> the CSV column (the thermo_style keyword).
 COLUMNS = {"Step": "step", "Temp": "temp", "PotEng": "pe", "KinEng": "ke", "TotEng": "etotal", "Press": "press",
            "Pxx": "pxx", "Pyy": "pyy", "Pzz": "pzz", "Pxy": "pxy", "Pxz": "pxz", "Pyz": "pyz", "Volume": "vol",
-           "Lx": "lx", "Ly": "ly", "Lz": "lz", "Ecouple": "ecouple", "Econserve": "econserve", "Density": "density"}
+           "Lx": "lx", "Ly": "ly", "Lz": "lz", "Ecouple": "ecouple", "Econserve": "econserve", "Density": "density",
+           "E_bond": "ebond", "E_angle": "eangle", "E_vdwl": "evdwl"}
 
 
 def main(log_path, csv_path):

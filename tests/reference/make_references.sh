@@ -29,10 +29,11 @@ if [[ "$version" != "29 Sep 2021"* ]]; then
     echo "WARNING: references were made with LAMMPS 29 Sep 2021 - Update 2; got '$version'" >&2
 fi
 
-run_lmp() {  # run_lmp NAME  -> runs NAME.lmp, log in $TMP/NAME.log
+run_lmp() {  # run_lmp NAME [LMP ARGS...] -> runs NAME.lmp, log in $TMP/NAME.log
     local name="$1"
-    echo "  lmp -in $name.lmp"
-    if ! "$LMP" -nocite -in "$name.lmp" -log "$TMP/$name.log" -screen "$TMP/$name.screen"; then
+    shift
+    echo "  lmp -in $name.lmp${*:+ $*}"
+    if ! "$LMP" -nocite "$@" -in "$name.lmp" -log "$TMP/$name.log" -screen "$TMP/$name.screen"; then
         echo "LAMMPS failed on $name.lmp; last lines of its log:" >&2
         tail -n 20 "$TMP/$name.log" >&2 || true
         exit 1
@@ -47,7 +48,8 @@ run_lmp() {  # run_lmp NAME  -> runs NAME.lmp, log in $TMP/NAME.log
 
 # Remove previous outputs so nothing stale survives.
 rm -f ./*_melt.data ./*_forces.dump ./*_run0.csv ./*_tensor_run0.csv ./*_nve_1000.csv ./mix_rdf.txt ./mix_msd.txt \
-    ./lj_npt_iso.csv ./mix_npt_aniso.csv ./lj_nph_iso.csv
+    ./lj_npt_iso.csv ./mix_npt_aniso.csv ./lj_nph_iso.csv \
+    ./*_melt.data.gz ./*_forces.dump.gz ./*_nve_100.csv ./fene_clamp.txt
 
 echo "melts (1000 steps NVE from T=3.0):"
 for sys in lj morse mix; do
@@ -86,6 +88,27 @@ done
 
 echo "g(r) and MSD (100 NVE steps of the binary melt):"
 run_lmp mix_analysis
+
+echo "molecules: in.chain melt (32,000 FENE beads) and 100 NVE steps, thermo every step:"
+"$PYTHON" make_chains.py chain "$TMP/chain_init.data"
+run_lmp chain_melt -var init "$TMP/chain_init.data"  # ~5500 steps: a few minutes
+gzip -n -9 -f chain_melt.data                        # -> chain_melt.data.gz (lmp reads it directly)
+run_lmp chain_nve
+"$PYTHON" extract_thermo.py "$TMP/chain_nve.log" chain_nve_100.csv
+gzip -n -9 -f chain_forces.dump
+
+echo "molecules: harmonic bonds, three angle styles, special_bonds lj 0.0 0.5 0.8 (100 NVE steps each):"
+"$PYTHON" make_chains.py mol "$TMP/mol_init.data"
+run_lmp mol_melt -var init "$TMP/mol_init.data"
+for name in mol_harmonic_nve mol_cosine_nve mol_cosine_squared_nve; do
+    run_lmp "$name"
+    "$PYTHON" extract_thermo.py "$TMP/$name.log" "${name}_100.csv"
+done
+run_lmp mol_harmonic_excl_run0  # special_bonds lj 0 0 0
+"$PYTHON" extract_thermo.py "$TMP/mol_harmonic_excl_run0.log" mol_harmonic_excl_run0.csv
+
+echo "FENE near R0: where LAMMPS clamps the log's argument (expect 'FENE bond too long' warnings):"
+run_lmp fene_clamp
 
 echo "checking outputs:"
 "$PYTHON" check_references.py "$DIR"
