@@ -62,30 +62,6 @@ std::string deck_yaml(const std::string& data, const std::string& potential, lon
          std::to_string(steps) + "}\n";
 }
 
-struct DumpAtom {
-  double f[3];
-};
-
-std::map<AtomId, DumpAtom> read_dump_forces(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE(in);
-  std::string line;
-  while (std::getline(in, line) && line.rfind("ITEM: ATOMS", 0) != 0) {
-  }
-  REQUIRE(line == "ITEM: ATOMS id type x y z fx fy fz");
-  std::map<AtomId, DumpAtom> out;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    AtomId id;
-    int type;
-    double x, y, z;
-    DumpAtom a;
-    ls >> id >> type >> x >> y >> z >> a.f[0] >> a.f[1] >> a.f[2];
-    out[id] = a;
-  }
-  return out;
-}
-
 // The README's validation table quotes what these tests measure; so that it
 // cannot go stale, each measured figure is printed as `FIGURE name=value` and
 // written to <dir>/<name> (dir: $TESSERA_FIGURES_DIR, else the build tree's
@@ -116,19 +92,11 @@ TEST_CASE("forces on LAMMPS melts agree to 1e-10 per atom", "[lammps]") {
     INFO(c.name);
     Simulation sim(test::deck_from(deck_yaml(c.data + "_melt.data", c.potential_yaml, 0)));
     sim.setup();
-    const auto ref = read_dump_forces(reference(c.name + "_forces.dump"));
+    const auto ref = test::read_dump_forces(reference(c.name + "_forces.dump"));
     const auto& a = sim.atoms();
     REQUIRE(ref.size() == a.nlocal);
-    double worst = 0, fmax = 0;
-    for (std::size_t i = 0; i < a.nlocal; ++i) {
-      const auto& r = ref.at(a.id[i]).f;
-      const double d =
-          std::sqrt(std::pow(a.fx[i] - r[0], 2) + std::pow(a.fy[i] - r[1], 2) + std::pow(a.fz[i] - r[2], 2));
-      const double m = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) +
-                       std::sqrt(a.fx[i] * a.fx[i] + a.fy[i] * a.fy[i] + a.fz[i] * a.fz[i]);
-      worst = std::max(worst, 2 * d / m);
-      fmax = std::max(fmax, m / 2);
-    }
+    double fmax = 0;
+    const double worst = test::worst_force_difference(a, ref, fmax);
     CHECK(fmax > 10.0);  // a real melt: forces far from zero
     CHECK(worst <= 1e-10);
     record_figure("forces." + c.name, worst);

@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -38,6 +40,50 @@ integrator: {3}
 run: {{steps: {2}}}
 )",
                      cells, temperature, steps, integrator, shift ? "true" : "false");
+}
+
+// Per-atom forces of a LAMMPS dump (`dump custom ... id type x y z fx fy fz`),
+// by atom id.
+struct DumpAtom {
+  double f[3];
+};
+inline std::map<std::int64_t, DumpAtom> read_dump_forces(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::string line;
+  while (std::getline(in, line) && line.rfind("ITEM: ATOMS", 0) != 0) {
+  }
+  if (line != "ITEM: ATOMS id type x y z fx fy fz") throw std::runtime_error(path + ": unexpected columns: " + line);
+  std::map<std::int64_t, DumpAtom> out;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::int64_t id;
+    int type;
+    double x, y, z;
+    DumpAtom a;
+    ls >> id >> type >> x >> y >> z >> a.f[0] >> a.f[1] >> a.f[2];
+    out[id] = a;
+  }
+  return out;
+}
+
+// The largest per-atom force difference between `a`'s locals and `ref`,
+// relative to the mean of the two forces' magnitudes; `fmax`: the largest
+// such mean (so a test can check the forces are far from zero).
+template <class Atoms>
+double worst_force_difference(const Atoms& a, const std::map<std::int64_t, DumpAtom>& ref, double& fmax) {
+  double worst = 0;
+  fmax = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    const auto& r = ref.at(a.id[i]).f;
+    const double d =
+        std::sqrt(std::pow(a.fx[i] - r[0], 2) + std::pow(a.fy[i] - r[1], 2) + std::pow(a.fz[i] - r[2], 2));
+    const double m = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]) +
+                     std::sqrt(a.fx[i] * a.fx[i] + a.fy[i] * a.fy[i] + a.fz[i] * a.fz[i]);
+    worst = std::max(worst, 2 * d / m);
+    fmax = std::max(fmax, m / 2);
+  }
+  return worst;
 }
 
 // Reads a CSV with a header into columns by name.
