@@ -5,21 +5,39 @@
 #include "core/error.hpp"
 #include "deck/pair_table.hpp"
 #include "deck/yaml_section.hpp"
+#include "system/polymer_melt.hpp"
 
 namespace tessera {
 
 BuiltSystem build_system(const Deck& deck, const Units& units) {
   const SystemSpec& spec = deck.system;
-  BuiltSystem s = spec.lattice ? build_lattice(*spec.lattice, spec.ntypes, spec.masses)
-                               : read_lammps_data(spec.read_data, spec.masses);
+  BuiltSystem s;
+  if (spec.lattice) {
+    s = build_lattice(*spec.lattice, spec.ntypes, spec.masses);
+  } else if (spec.polymer_melt) {
+    // The builder's errors (a walk or push-off that fails) are the deck's:
+    // they get the block's place in it.
+    try {
+      s = build_polymer_melt(*spec.polymer_melt, spec.ntypes, spec.masses);
+    } catch (const InputError& e) {
+      std::string why = e.what();
+      if (why.rfind("polymer_melt: ", 0) == 0) why.erase(0, 14);
+      throw_at(spec.polymer_melt_at, why);
+    }
+  } else {
+    s = read_lammps_data(spec.read_data, spec.masses);
+  }
   // Issue 29 is under way (docs/wip-molecules.md): the reader takes bonds
   // and angles, the engine does not simulate them yet. Refused rather than
   // silently run as unconnected atoms.
+  if (!s.topology.empty() && spec.polymer_melt)
+    throw_at(spec.polymer_melt_at, fmt::format("the melt has {} bonds; Tessera does not simulate bonds or angles yet",
+                                               s.topology.bonds.size()));
   if (!s.topology.empty())
     throw_at(spec.read_data_at, fmt::format("{}: the data file has {} bonds and {} angles; Tessera does not simulate "
                                             "bonds or angles yet",
                                             spec.read_data, s.topology.bonds.size(), s.topology.angles.size()));
-  if (spec.ntypes != 0 && !spec.lattice && spec.ntypes != s.atoms.ntypes)
+  if (spec.ntypes != 0 && !spec.lattice && !spec.polymer_melt && spec.ntypes != s.atoms.ntypes)
     throw_at(spec.read_data_at,
              fmt::format("the deck says {} atom types, the data file has {}", spec.ntypes, s.atoms.ntypes));
 
