@@ -188,27 +188,29 @@ struct Melt {
           ++k;
           continue;
         }
-        if (k > 0 && ++backtracks > spec.walk_backtracks && dmin > spec.walk_lowest_distance) {
+        if (++backtracks > spec.walk_backtracks && dmin > spec.walk_lowest_distance) {
           // Stuck at this distance (the last chains of a dense melt): the
           // rest of the chain may come closer, and the push-off separates it.
           dmin = std::max(spec.walk_lowest_distance, dmin - 0.05);
+          if (dmin < spec.walk_lowest_distance + 1e-9) dmin = spec.walk_lowest_distance;
           dmin2 = dmin * dmin;
           backtracks = 0;
           ++report.walk_lowered;
         }
-        if (k == 0 || backtracks > spec.walk_backtracks)
+        if (backtracks > spec.walk_backtracks)
           throw InputError(
-              fmt::format("polymer_melt: cannot place {} at least {} from every other bead ({} tries, {} backtracks): "
-                          "{} chains of {} beads at density {} are too dense for non-overlapping random walks; "
-                          "lower the density",
+              fmt::format("polymer_melt: cannot place {} at least {:.3g} from every other bead ({} tries, {} "
+                          "backtracks): {} chains of {} beads at density {} are too dense for non-overlapping random "
+                          "walks; lower the density",
                           name(i), dmin, spec.walk_tries, spec.walk_backtracks, nchain, nbead, spec.density));
         // Dead end: take back up to 4 beads and grow again from there (all
-        // of them: a new first bead).
+        // of them: a new first bead; a first bead that found no room just
+        // draws again).
         const Index back = std::min<Index>(k, 4);
         for (Index q = 0; q < back; ++q) remove(first + k - 1 - q);
         k -= back;
         ++report.walk_backtracks;
-        if (k == 0) ++report.walk_restarts;
+        if (k == 0 && back > 0) ++report.walk_restarts;
       }
     }
   }
