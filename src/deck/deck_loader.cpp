@@ -179,11 +179,11 @@ PolymerMeltSpec read_polymer_melt(const YamlSection& s, const Units& units) {
   // sizes the cell lists handle (as a lattice constant of 1e6 does).
   const double side = std::cbrt(static_cast<double>(total) / m.density);
   if (!(side > 2 * m.pushoff_cutoff))
-    s.fail_here(fmt::format("{} chains of {} beads at density {} make a box {:.4g} sigma across, which must be more "
-                            "than {:.4g} (twice the push-off cutoff 2^(1/6)); give more chains or beads",
-                            m.chains, m.beads, m.density, side, 2 * m.pushoff_cutoff));
-  if (!(side <= 1e6))
-    s.fail("density", fmt::format("gives a box {:g} sigma across, more than 1e6", side));
+    s.fail_here(
+        fmt::format("{} chains of {} beads at density {} make a box {:.4g} sigma across, which must be more "
+                    "than {:.4g} (twice the push-off cutoff 2^(1/6)); give more chains or beads",
+                    m.chains, m.beads, m.density, side, 2 * m.pushoff_cutoff));
+  if (!(side <= 1e6)) s.fail("density", fmt::format("gives a box {:g} sigma across, more than 1e6", side));
   return m;
 }
 
