@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "potentials/pair_coeffs.hpp"
+#include "system/polymer_melt.hpp"
 
 namespace tessera {
 
@@ -28,6 +29,8 @@ struct LatticeSpec {
 
 struct SystemSpec {
   std::optional<LatticeSpec> lattice;
+  std::optional<PolymerMeltSpec> polymer_melt;  // a Kremer-Grest melt the builder makes (system/polymer_melt.hpp)
+  DeckLocation polymer_melt_at;
   std::string read_data;  // resolved path (relative to the deck's folder)
   DeckLocation read_data_at;
   int ntypes = 0;              // 0: from the data file

@@ -150,12 +150,57 @@ LatticeSpec read_lattice(const YamlSection& s, const Units& units) {
   return l;
 }
 
+// system.polymer_melt: M chains of N beads in reduced units. The builder
+// checks the same things again (for callers other than the deck); here they
+// fail with the key's place in the deck.
+PolymerMeltSpec read_polymer_melt(const YamlSection& s, const Units& units) {
+  s.only();
+  if (!units.reduced)
+    s.fail_here(fmt::format("polymer_melt builds a Kremer-Grest melt in reduced units (units: lj); this deck uses {}",
+                            units.name));
+  PolymerMeltSpec m;
+  m.chains = positive_int(s, "chains", 1LL << 40);
+  m.beads = positive_int(s, "beads", 1LL << 40);
+  if (m.beads > (1LL << 40) / m.chains)
+    s.fail_here(fmt::format("{} chains of {} beads is more than 2^40 atoms", m.chains, m.beads));
+  const long long total = m.chains * m.beads;
+  if (const std::string why = memory_shortfall(total); !why.empty()) s.fail_here(why);
+  m.density = s.number("density");
+  if (!(m.density > 0) || !(m.density <= 1.0))
+    s.fail("density", fmt::format("must be above 0 and at most 1.0 beads per sigma^3 (a Kremer-Grest melt is 0.85; "
+                                  "denser melts cannot be placed as random walks), got {}",
+                                  m.density));
+  m.bond_length = s.number("bond_length", m.bond_length);
+  if (!(m.bond_length >= 0.8) || !(m.bond_length <= 1.2))
+    s.fail("bond_length", fmt::format("must be between 0.8 and 1.2 sigma (FENE with R0 = 1.5 plus WCA rests at 0.97), "
+                                      "got {}",
+                                      m.bond_length));
+  m.seed = s.seed("seed");
+  // The box must hold the push-off's reach twice over, and stay within the
+  // sizes the cell lists handle (as a lattice constant of 1e6 does).
+  const double side = std::cbrt(static_cast<double>(total) / m.density);
+  if (!(side > 2 * m.pushoff_cutoff))
+    s.fail_here(
+        fmt::format("{} chains of {} beads at density {} make a box {:.4g} sigma across, which must be more "
+                    "than {:.4g} (twice the push-off cutoff 2^(1/6)); give more chains or beads",
+                    m.chains, m.beads, m.density, side, 2 * m.pushoff_cutoff));
+  if (!(side <= 1e6)) s.fail("density", fmt::format("gives a box {:g} sigma across, more than 1e6", side));
+  return m;
+}
+
 SystemSpec read_system(const YamlSection& s, const std::string& deck_dir, const Units& units) {
   s.only();
   SystemSpec sys;
-  if (s.has("lattice") == s.has("read_data")) s.fail_here("give exactly one of 'lattice' or 'read_data'");
+  if (int(s.has("lattice")) + int(s.has("read_data")) + int(s.has("polymer_melt")) != 1)
+    s.fail_here("give exactly one of 'lattice', 'read_data' or 'polymer_melt'");
   if (s.has("types")) sys.ntypes = static_cast<int>(positive_int(s, "types", 1000));
-  if (s.has("lattice")) {
+  if (s.has("polymer_melt")) {
+    sys.polymer_melt = read_polymer_melt(s.section("polymer_melt"), units);
+    sys.polymer_melt_at = s.where("polymer_melt");
+    if (s.has("masses")) sys.masses = read_masses(s, sys.ntypes);
+    if (sys.ntypes == 0) sys.ntypes = 1;
+    if (sys.masses.empty()) sys.masses.assign(sys.ntypes + 1, 1.0);
+  } else if (s.has("lattice")) {
     sys.lattice = read_lattice(s.section("lattice"), units);
     if (s.has("masses")) sys.masses = read_masses(s, sys.ntypes);
     int highest = 1;

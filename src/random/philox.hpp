@@ -36,7 +36,9 @@ TESSERA_HD inline Philox4x32 philox4x32_10(Philox4x32 ctr, std::uint32_t k0, std
 // and Langevin noise never reuse a counter even with the same seed.
 // kBarostat: the stochastic cell rescaling barostat's draws, one counter per
 // step (id 0), the same on every rank.
-enum class RandomStream : std::uint32_t { kVelocity = 1, kLangevin = 2, kBarostat = 3 };
+// kPolymer: the polymer-melt builder's random walks, counter (draw number,
+// chain index), drawn identically on every rank.
+enum class RandomStream : std::uint32_t { kVelocity = 1, kLangevin = 2, kBarostat = 3, kPolymer = 4 };
 
 // Four 32-bit words for (seed, stream, step, id).
 TESSERA_HD inline Philox4x32 random_words(std::uint64_t seed, RandomStream stream, std::uint64_t step,

@@ -8,6 +8,7 @@
 #include "deck/yaml_section.hpp"
 #include "bonded/bonded_registry.hpp"
 #include "system/place_topology.hpp"
+#include "system/polymer_melt.hpp"
 
 namespace tessera {
 
@@ -66,15 +67,29 @@ std::vector<BondedCoeffs> resolve_bonded(const std::optional<BondedSpec>& spec, 
 
 BuiltSystem build_system(const Deck& deck, const Units& units) {
   const SystemSpec& spec = deck.system;
-  BuiltSystem s = spec.lattice ? build_lattice(*spec.lattice, spec.ntypes, spec.masses)
-                               : read_lammps_data(spec.read_data, spec.masses);
+  BuiltSystem s;
+  if (spec.lattice) {
+    s = build_lattice(*spec.lattice, spec.ntypes, spec.masses);
+  } else if (spec.polymer_melt) {
+    // The builder's errors (a walk or push-off that fails) are the deck's:
+    // they get the block's place in it.
+    try {
+      s = build_polymer_melt(*spec.polymer_melt, spec.ntypes, spec.masses);
+    } catch (const InputError& e) {
+      std::string why = e.what();
+      if (why.rfind("polymer_melt: ", 0) == 0) why.erase(0, 14);
+      throw_at(spec.polymer_melt_at, why);
+    }
+  } else {
+    s = read_lammps_data(spec.read_data, spec.masses);
+  }
   const std::string source = spec.read_data.empty() ? deck.path : spec.read_data;
   s.bond_coeffs = resolve_bonded(deck.bonds, "bond", s.topology.nbond_types, s.topology.bonds.size(),
                                  s.topology.bond_coeffs, s.topology.bond_style, bond_styles(), source, deck);
   s.angle_coeffs = resolve_bonded(deck.angles, "angle", s.topology.nangle_types, s.topology.angles.size(),
                                   s.topology.angle_coeffs, s.topology.angle_style, angle_styles(), source, deck);
   if (!s.topology.empty()) place_topology(s.topology, deck.special_bonds.lj, s.atoms, source);
-  if (spec.ntypes != 0 && !spec.lattice && spec.ntypes != s.atoms.ntypes)
+  if (spec.ntypes != 0 && !spec.lattice && !spec.polymer_melt && spec.ntypes != s.atoms.ntypes)
     throw_at(spec.read_data_at,
              fmt::format("the deck says {} atom types, the data file has {}", spec.ntypes, s.atoms.ntypes));
 
