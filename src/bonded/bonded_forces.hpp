@@ -146,7 +146,8 @@ class BondForce final : public BondedForceOf<Style> {
       if (Style::eval(dot3(d, d), params_[m.bond_type[b][i]], fb, e) == BondStatus::kBroken)
         return fmt::format("the {} bond between atoms {} and {} (type {}) is broken: its length {:.10g} reached "
                            "the bond's maximum extent",
-                           Style::name, a.id[i], partner, m.bond_type[b][i], std::sqrt(dot3(d, d)));
+                           Style::name, std::min(a.id[i], partner), std::max(a.id[i], partner), m.bond_type[b][i],
+                           std::sqrt(dot3(d, d)));
     }
     return fmt::format("a bond of atom {} could not be computed", a.id[i]);
   }

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Molecules on every rank count and through restarts (issue 29): LAMMPS's
+# two-type molecular melt (harmonic bonds and angles, special_bonds lj 0 0.5
+# 0.8, tests/reference/mol_melt.data) and a Kremer-Grest melt built by the
+# deck (system.polymer_melt, FENE, special_bonds fene), on 2, 3, 4 and 8
+# ranks, give one rank's thermo to 1e-10 for 20 steps: bonds and angles
+# cross sub-domain faces, their partners found among the ghosts. A restart
+# continues bitwise on the grid that wrote it and within 1e-10 on another;
+# a FENE bond stretched to R0 stops the run with exit 3 naming its atoms.
+# Usage: molecules.sh TESSERA SOURCE_DIR
+set -uo pipefail
+# shellcheck source=/dev/null
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bin=$(realpath "$1")
+src=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+columns="columns: [step, temp, pe, ke, etotal, press]"
+cat > mol.yaml <<YAML
+system: {read_data: $src/tests/reference/mol_melt.data}
+potential:
+  style: lj/cut
+  cutoff: 2.5
+  mixing: none
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+    - {types: [2, 2], epsilon: 0.8, sigma: 1.1}
+    - {types: [1, 2], epsilon: 0.9, sigma: 1.05}
+bonds: {style: harmonic}
+angles:
+  style: harmonic
+  coeffs:
+    - {type: 1, K: 50.0, theta0: 110.0}
+    - {type: 2, K: 40.0, theta0: 120.0}
+special_bonds: {lj: [0, 0.5, 0.8]}
+neighbor: {skin: 0.3}
+integrator: {style: langevin, dt: 0.005, temperature: 1.2, damping: 0.5, seed: 5}
+run: {steps: 20}
+output:
+  thermo: {every: 1, file: mol.csv, $columns}
+YAML
+# 20 chains of 50 under the sanitizers (a box 10.6 wide: 8 ranks still
+# get sub-boxes wider than the reach).
+chains=$(sized 40 20)
+cat > kg.yaml <<YAML
+system:
+  polymer_melt: {chains: $chains, beads: 50, density: 0.85, seed: 3}
+velocity: {temperature: 1.0, seed: 9}
+potential:
+  style: lj/cut
+  cutoff: 1.122462048309373
+  shift: true
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+bonds: {style: fene, coeffs: [{type: 1, K: 30.0, R0: 1.5, epsilon: 1.0, sigma: 1.0}]}
+special_bonds: fene
+neighbor: {skin: 0.4}
+integrator: {style: nve, dt: 0.012}
+run: {steps: 20}
+output:
+  thermo: {every: 1, file: kg.csv, $columns}
+YAML
+for sys in mol kg; do
+  run_ranks 1 "$sys.yaml" > "$sys.1.out" 2>&1
+  check "$sys: one rank runs" test $? -eq 0
+  mv "$sys.csv" "$sys.1.csv"
+  for np in 2 3 4 8; do
+    run_ranks "$np" "$sys.yaml" > "$sys.$np.out" 2>&1
+    check "$sys, $np ranks: exit 0" test $? -eq 0
+    check "$sys, $np ranks: thermo equals one rank's to 1e-10" same_thermo "$sys.1.csv" "$sys.csv" 21
+  done
+done
+
+# Restarts of the molecular melt: 40 steps with a checkpoint at 20; from
+# it, the same grid continues bitwise, and 3 ranks within 1e-10.
+sed -e 's/run: {steps: 20}/run: {steps: 40}/' -e 's/mol.csv/full.csv/' mol.yaml > long.yaml
+printf '  checkpoint: {every: 20, path: ckpt}\n' >> long.yaml
+run_ranks 2 long.yaml > long.out 2>&1
+check "restart: the 40-step run with checkpoints" test $? -eq 0
+cp full.csv straight.csv
+run_ranks 2 long.yaml --restart ckpt/ckpt-000000000020.h5 > again.out 2>&1
+check "restart on the same grid: exit 0" test $? -eq 0
+check "restart on the same grid: steps 20-40 bitwise" cmp <(tail -n 21 straight.csv) <(tail -n 21 full.csv)
+run_ranks 3 long.yaml --restart ckpt/ckpt-000000000020.h5 > other.out 2>&1
+check "restart on 3 ranks: exit 0" test $? -eq 0
+tail -n 21 straight.csv > a.csv && tail -n 21 full.csv > b.csv
+sed -i '1i step,temp,pe,ke,etotal,press' a.csv b.csv
+check "restart on 3 ranks: steps 20-40 within 1e-10" same_thermo a.csv b.csv 21
+
+# A FENE bond already at 1.52 > R0 = 1.5: exit 3 at step 0, naming it.
+cat > pair.data <<'DATA'
+two beads
+
+2 atoms
+1 atom types
+1 bonds
+1 bond types
+0 10 xlo xhi
+0 10 ylo yhi
+0 10 zlo zhi
+
+Masses
+
+1 1.0
+
+Atoms # bond
+
+1 1 1 9.24 5 5
+2 1 1 0.76 5 5
+
+Bonds
+
+1 1 1 2
+DATA
+sed -e 's|polymer_melt: {[^}]*}|read_data: pair.data|' -e 's/kg.csv/broken.csv/' kg.yaml > broken.yaml
+"$bin" run broken.yaml > broken.out 2>&1
+check "a broken FENE bond: exit 3" test $? -eq 3
+check "a broken FENE bond: names the step, the atoms and the length" \
+  grep -q "simulation stopped: step 0: the fene bond between atoms 1 and 2 (type 1) is broken: its length 1.52" broken.out
+exit $fail
