@@ -28,11 +28,13 @@ EOF
 # one timed loop is ~3e7 atom-steps or more (seconds, at the ~6e6/s LAMMPS does
 # on 2 cores), long enough that timer and thermo noise do not matter, and a
 # multiple of 20 so both engines do the same number of neighbour-list builds.
-declare -A cells=([32k]=20 [256k]=40 [2M]=80 [16M]=160 [morse]=40)
-declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200)
-all_cases="32k 256k 2M 16M morse"
+# chain: LAMMPS's in.chain system (issue 29), read from the reference melt
+# (32,000 beads; no lattice, so its "cells" entry only marks it known).
+declare -A cells=([32k]=20 [256k]=40 [2M]=80 [16M]=160 [morse]=40 [chain]=0)
+declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200 [chain]=2000)
+all_cases="32k 256k 2M 16M morse chain"
 
-sizes="32k,256k,2M,16M,morse"; reps=3; cores=$(nproc); out=""; steps=""; dry=0
+sizes="32k,256k,2M,16M,morse,chain"; reps=3; cores=$(nproc); out=""; steps=""; dry=0
 tessera="$repo/build/src/app/tessera"
 while [ $# -gt 0 ]; do
   case "$1" in --dry-run|-h|--help) ;; *) [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; exit 2; } ;; esac
@@ -107,7 +109,57 @@ echo "run.sh: logs and inputs in $scratch"
 # One template per case writes both inputs, so the two cannot drift apart.
 # Physics of bench/in.lj; the Morse case is an fcc solid whose nearest-neighbour
 # distance (density 1.0: 2^(1/6)) sits at the Morse minimum r0.
+# The chain case: bench/in.chain's physics (FENE K 30, R0 1.5; WCA pairs cut
+# at 2^(1/6) and shifted; special_bonds fene; skin 0.4; its list policy
+# every 1 delay 1 with the distance check; dt 0.012) under plain NVE, from
+# LAMMPS's own melt, so both engines start from the same atoms and
+# velocities (in.chain adds a Langevin thermostat, whose noise the engines
+# draw differently).
+write_chain_inputs() {  # dir steps
+  local dir=$1 s=$2 wca=1.122462048309373
+  mkdir -p "$dir"
+  gzip -dc "$repo/tests/reference/chain_melt.data.gz" > "$dir/chain.data"
+  cat > "$dir/tessera.yaml" <<EOF
+units: lj
+system: {read_data: chain.data}
+potential:
+  style: lj/cut
+  cutoff: $wca
+  shift: true
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+bonds: {style: fene, coeffs: [{type: 1, K: 30.0, R0: 1.5, epsilon: 1.0, sigma: 1.0}]}
+special_bonds: fene
+neighbor: {skin: 0.4, every: 1, delay: 1, check: true}
+integrator: {style: nve, dt: 0.012}
+run: {steps: $s}
+output:
+  thermo: {every: 0, file: tessera.thermo.csv}
+EOF
+  cat > "$dir/lammps.in" <<EOF
+units           lj
+atom_style      bond
+special_bonds   fene
+pair_style      lj/cut $wca
+pair_modify     shift yes
+bond_style      fene
+read_data       chain.data
+pair_coeff      1 1 1.0 1.0 $wca
+bond_coeff      1 30.0 1.5 1.0 1.0
+neighbor        0.4 bin
+neigh_modify    every 1 delay 1
+fix             1 all nve
+timestep        0.012
+thermo_style    custom step temp pe ke etotal press
+thermo_modify   norm yes format float %.17g
+thermo          $s
+run             $s
+EOF
+  echo "style=chain atoms=32000 chains=320x100 bond=fene,K=30,R0=1.5 cutoff=$wca shift=yes special_bonds=fene skin=0.4 list=every1,delay1,check dt=0.012" > "$dir/physics"
+}
+
 write_inputs() {  # case dir steps
+  [ "$1" != chain ] || { write_chain_inputs "$2" "$3"; return; }
   local c=$1 dir=$2 s=$3 n=${cells[$1]}
   local density=0.8442 temp=1.44 seed=87287 cut=2.5 skin=0.3 dt=0.005
   local style=lj/cut tcoeff="epsilon: 1.0, sigma: 1.0" lcoeff="1.0 1.0"
@@ -162,12 +214,12 @@ EOF
 # Each run leaves its stdout/log in $dir/<tag>.log; Tessera's CSV is renamed to match.
 run_tessera() {  # dir tag
   (cd "$1" && OMP_NUM_THREADS=$cores "$tessera" run tessera.yaml --threads "$cores" > "$2.log" 2>&1 \
-     && mv tessera.thermo.csv "$2.csv") || { tail -5 "$1/$2.log" >&2; die "Tessera failed in $1"; }
+     && mv tessera.thermo.csv "$2.csv") || { tail -n 5 "$1/$2.log" >&2; die "Tessera failed in $1"; }
 }
 run_lammps() {  # dir tag [suffix]
   local sf=(); [ -z "${3:-}" ] || sf=(-sf "$3")
   (cd "$1" && OMP_NUM_THREADS=1 "${mpi[@]}" "$lmp" "${sf[@]}" -in lammps.in -log "$2.log" -screen none \
-     > "$2.out" 2>&1) || { tail -5 "$1/$2.out" "$1/$2.log" >&2; die "LAMMPS failed in $1"; }
+     > "$2.out" 2>&1) || { tail -n 5 "$1/$2.out" "$1/$2.log" >&2; die "LAMMPS failed in $1"; }
 }
 check() {  # dir tessera-tag lammps-tag; prints race.py's table, or dies showing it
   local report

@@ -18,10 +18,8 @@ class IdMap {
   // The index of the image of `id` nearest (x, y, z) (the first met among
   // equals: a local before its ghosts), or -1 when this rank has none.
   int nearest(AtomId id, double x, double y, double z, const AtomStore& a) const {
-    const auto it = first_.find(id);
-    if (it == first_.end()) return -1;
-    int best = it->second;
-    if (next_[best] < 0) return best;
+    int best = first(id);
+    if (best < 0 || next_[best] < 0) return best;
     double best2 = dist2(a, best, x, y, z);
     for (int k = next_[best]; k >= 0; k = next_[k]) {
       const double d2 = dist2(a, k, x, y, z);
@@ -31,10 +29,19 @@ class IdMap {
   }
 
  private:
+  int first(AtomId id) const {
+    if (!dense_.empty()) return id >= 0 && id < static_cast<AtomId>(dense_.size()) ? dense_[id] : -1;
+    const auto it = first_.find(id);
+    return it == first_.end() ? -1 : it->second;
+  }
   static double dist2(const AtomStore& a, int k, double x, double y, double z) {
     const double dx = a.x[k] - x, dy = a.y[k] - y, dz = a.z[k] - z;
     return dx * dx + dy * dy + dz * dz;
   }
+  // The first image of each id: a table indexed by id while the ids are
+  // compact (at most 16 per atom held here, as LAMMPS's `atom_modify map
+  // array`), else a hash map.
+  std::vector<int> dense_;
   std::unordered_map<AtomId, int> first_;
   std::vector<int> next_, last_;  // the images of one id, chained in index order
 };
