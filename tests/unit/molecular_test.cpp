@@ -267,14 +267,14 @@ TEST_CASE("the id map finds the image of a partner nearest the atom, for compact
     for (int k = 0; k < 3; ++k) a.id[k] = ids[k], a.x[k] = k, a.y[k] = a.z[k] = 0;
     a.resize_ghosts(3);  // images of 3 and `big`, and of 5 again
     const AtomId gid[3] = {3, big, 5};
-    const double gx[3] = {9.5, -0.6, 2.4};
+    const double gx[3] = {9.5, -0.6, 3.0};
     for (int k = 0; k < 3; ++k) a.id[3 + k] = gid[k], a.x[3 + k] = gx[k], a.y[3 + k] = a.z[3 + k] = 0;
     IdMap map;
     map.build(a);
     CHECK(map.nearest(3, 0.1, 0, 0, a) == 0);     // the local, not the image at 9.5
     CHECK(map.nearest(3, 9.0, 0, 0, a) == 3);     // the image
     CHECK(map.nearest(big, -0.5, 0, 0, a) == 4);  // the ghost nearer than the local at 1
-    CHECK(map.nearest(5, 2.2, 0, 0, a) == 2);     // equally near: the first in index order
+    CHECK(map.nearest(5, 2.5, 0, 0, a) == 2);     // equally near: the first in index order
     CHECK(map.nearest(4, 0, 0, 0, a) == -1);
     CHECK(map.nearest(big + 1, 0, 0, 0, a) == -1);
   }
