@@ -395,7 +395,25 @@ CheckpointState read_checkpoint(const std::string& path, const std::vector<Check
       s.velocity = h5::read_array<double>(g, "velocity", n, 3);
       s.image = h5::read_array<std::int32_t>(g, "image", n, 3);
       s.force = h5::read_array<double>(g, "force", n, 3);
-      for (const CheckpointQuantity& want : expected) {
+      // Molecular quantities: read when the file has them, whether or not
+      // this process simulates molecules; left out when it has none
+      // (Simulation::misfit refuses either mismatch with the deck).
+      s.molecular = h5::exists(g, "molecule");
+      std::vector<CheckpointQuantity> molecular;
+#define TESSERA_MOLECULAR_QUANTITY(member, T, name, component, width, roles) \
+  if ((component) == 0) molecular.push_back(CheckpointQuantity{name, width, std::is_integral_v<T>, {}, {}});
+      TESSERA_MOLECULAR_FIELDS(TESSERA_MOLECULAR_QUANTITY)
+#undef TESSERA_MOLECULAR_QUANTITY
+      const auto is_molecular = [&](const std::string& name) {
+        for (const auto& m : molecular)
+          if (m.name == name) return true;
+        return false;
+      };
+      std::vector<CheckpointQuantity> wanted;
+      for (const CheckpointQuantity& q : expected)
+        if (!is_molecular(q.name)) wanted.push_back(q);
+      if (s.molecular) wanted.insert(wanted.end(), molecular.begin(), molecular.end());
+      for (const CheckpointQuantity& want : wanted) {
         CheckpointQuantity q = want.declaration();
         read_quantity(path, g, n, q);
         s.quantities.push_back(std::move(q));

@@ -97,6 +97,10 @@ struct CheckpointState {
   std::vector<std::int32_t> image;                // 3 per atom
   // Every other checkpointed quantity of the registry, in registry order.
   std::vector<CheckpointQuantity> quantities;
+  // The file holds molecular topology (atoms/molecule and the other
+  // kFieldMolecular quantities, read whatever this process simulates, so
+  // that a deck without bonds can refuse it rather than drop them).
+  bool molecular = false;
 
   long last_build_step = 0;
   long neighbor_builds = 0;

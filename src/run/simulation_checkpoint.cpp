@@ -167,6 +167,12 @@ std::string Simulation::misfit(const CheckpointState& s,
   if (s.units != units_.name)
     return fmt::format("it was written in {} units, the deck is in {} units", s.units, units_.name);
   if (s.natoms != natoms_) return fmt::format("it holds {} atoms, the deck builds {}", s.natoms, natoms_);
+  // Bonds and angles are the checkpoint's state too: neither dropped nor
+  // made up.
+  if (s.molecular && !molecular_fields_on())
+    return "it holds bonds and angles (a molecular system), the deck's system has none";
+  if (!s.molecular && molecular_fields_on())
+    return "it holds no bonds or angles, the deck's system has them";
   if (s.ntypes != a.ntypes) return fmt::format("it has {} atom types, the deck {}", s.ntypes, a.ntypes);
   for (int t = 1; t <= a.ntypes; ++t)
     if (s.mass[t - 1] != a.mass_of_type[t])

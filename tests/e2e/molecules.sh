@@ -90,6 +90,29 @@ tail -n 21 straight.csv > a.csv && tail -n 21 full.csv > b.csv
 sed -i '1i step,temp,pe,ke,etotal,press' a.csv b.csv
 check "restart on 3 ranks: steps 20-40 within 1e-10" same_thermo a.csv b.csv 21
 
+# The same atoms without their bonds and angles (the data file's topology
+# sections and counts dropped): a checkpoint and a deck that disagree about
+# the topology are refused either way (exit 2), never run as loose atoms.
+/usr/bin/python3 - "$src/tests/reference/mol_melt.data" > loose.data <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for section in ("Bonds", "Angles", "Bond Coeffs", "Angle Coeffs"):
+    text = re.sub(r"\n%s[^\n]*\n\n(?:[^\n]+\n)+" % section, "\n", text)
+text = re.sub(r"^\s*\d+ (bonds|angles|bond types|angle types)\n", "", text, flags=re.M)
+print(text.replace("Atoms # angle", "Atoms # molecular"), end="")
+PY
+sed -e "s|read_data: $src/tests/reference/mol_melt.data|read_data: loose.data|" -e '/^bonds:/d' -e '/^angles:/,/^special_bonds:/d' \
+  long.yaml > loose.yaml
+run_ranks 1 loose.yaml --restart ckpt/ckpt-000000000020.h5 > loose.out 2>&1
+check "a molecular checkpoint into a deck without bonds: exit 2" test $? -eq 2
+check "... says the checkpoint holds bonds the deck lacks" grep -q "it holds bonds and angles (a molecular system), the deck's system has none" loose.out
+sed -i 's|path: ckpt}|path: loose.ckpt}|' loose.yaml
+run_ranks 1 loose.yaml > loose-run.out 2>&1
+check "the loose atoms run (exit 0)" test $? -eq 0
+run_ranks 1 long.yaml --restart loose.ckpt/ckpt-000000000020.h5 > bonded.out 2>&1
+check "a checkpoint without bonds into a molecular deck: exit 2" test $? -eq 2
+check "... says the deck has bonds the checkpoint lacks" grep -q "it holds no bonds or angles, the deck's system has them" bonded.out
+
 # A FENE bond already at 1.52 > R0 = 1.5: exit 3 at step 0, naming it.
 cat > pair.data <<'DATA'
 two beads
