@@ -128,6 +128,9 @@ void write_checkpoint_contents(hid_t file, const CheckpointState& s, AtomRows& r
     h5::write_attr<std::int32_t>(g, "nranks", s.nranks);
     // Only physical units are named: lj checkpoints stay as they were.
     if (s.units != "lj") h5::write_attr_string(g, "units", s.units);
+    // Only molecular runs have special neighbours: other files stay as they were.
+    for (int k = 0; k < 3 && s.molecular; ++k)
+      h5::write_attr<double>(g, fmt::format("special_lj_1{}", k + 2), s.special_lj[k]);
     h5::write_attr<std::int64_t>(g, "last_build_step", s.last_build_step);
     h5::write_attr<std::int64_t>(g, "neighbor_builds", s.neighbor_builds);
   }
@@ -367,6 +370,9 @@ CheckpointState read_checkpoint(const std::string& path, const std::vector<Check
       s.ntypes = h5::read_attr<std::int32_t>(g, "ntypes");
       s.nranks = h5::read_attr<std::int32_t>(g, "nranks");
       s.units = h5::has_attr(g, "units") ? h5::read_attr_string(g, "units") : "lj";
+      for (int k = 0; k < 3; ++k)
+        if (const std::string a = fmt::format("special_lj_1{}", k + 2); h5::has_attr(g, a))
+          s.special_lj[k] = h5::read_attr<double>(g, a);
       s.last_build_step = static_cast<long>(h5::read_attr<std::int64_t>(g, "last_build_step"));
       s.neighbor_builds = static_cast<long>(h5::read_attr<std::int64_t>(g, "neighbor_builds"));
     }
@@ -395,24 +401,26 @@ CheckpointState read_checkpoint(const std::string& path, const std::vector<Check
       s.velocity = h5::read_array<double>(g, "velocity", n, 3);
       s.image = h5::read_array<std::int32_t>(g, "image", n, 3);
       s.force = h5::read_array<double>(g, "force", n, 3);
-      // Molecular quantities: read when the file has them, whether or not
-      // this process simulates molecules; left out when it has none
-      // (Simulation::misfit refuses either mismatch with the deck).
-      s.molecular = h5::exists(g, "molecule");
+      // Molecular quantities (kFieldMolecular): read whenever the file has
+      // them, whether or not this process simulates molecules, and not
+      // asked of a file without them (Simulation::misfit refuses either
+      // mismatch with the deck). bond_atom marks a molecular file.
+      s.molecular = h5::exists(g, "bond_atom");
       std::vector<CheckpointQuantity> molecular;
 #define TESSERA_MOLECULAR_QUANTITY(member, T, name, component, width, roles) \
   if ((component) == 0) molecular.push_back(CheckpointQuantity{name, width, std::is_integral_v<T>, {}, {}});
       TESSERA_MOLECULAR_FIELDS(TESSERA_MOLECULAR_QUANTITY)
 #undef TESSERA_MOLECULAR_QUANTITY
-      const auto is_molecular = [&](const std::string& name) {
-        for (const auto& m : molecular)
-          if (m.name == name) return true;
+      const auto listed = [](const std::vector<CheckpointQuantity>& in, const std::string& name) {
+        for (const auto& q : in)
+          if (q.name == name) return true;
         return false;
       };
       std::vector<CheckpointQuantity> wanted;
       for (const CheckpointQuantity& q : expected)
-        if (!is_molecular(q.name)) wanted.push_back(q);
-      if (s.molecular) wanted.insert(wanted.end(), molecular.begin(), molecular.end());
+        if (s.molecular || !listed(molecular, q.name) || h5::exists(g, q.name)) wanted.push_back(q);
+      for (const CheckpointQuantity& q : molecular)
+        if (s.molecular && !listed(wanted, q.name)) wanted.push_back(q);
       for (const CheckpointQuantity& want : wanted) {
         CheckpointQuantity q = want.declaration();
         read_quantity(path, g, n, q);

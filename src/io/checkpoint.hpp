@@ -101,6 +101,9 @@ struct CheckpointState {
   // kFieldMolecular quantities, read whatever this process simulates, so
   // that a deck without bonds can refuse it rather than drop them).
   bool molecular = false;
+  // The special_bonds pair factors the stored special neighbours were
+  // chosen for (molecular files only; /state attributes special_lj_1{2,3,4}).
+  double special_lj[3] = {0, 0, 0};
 
   long last_build_step = 0;
   long neighbor_builds = 0;

@@ -171,6 +171,8 @@ std::vector<char> pack_header(const CheckpointState& s) {
   w.array(s.build_box);
   w.value(s.random_key);
   w.value(s.random_counter);
+  w.value(s.molecular);
+  for (double f : s.special_lj) w.value(f);
   return std::move(w.bytes);
 }
 
@@ -196,6 +198,8 @@ void unpack_header(const std::vector<char>& bytes, CheckpointState& s) {
   r.array(s.build_box);
   r.value(s.random_key);
   r.value(s.random_counter);
+  r.value(s.molecular);
+  for (double& f : s.special_lj) r.value(f);
   r.finish();
 }
 

@@ -139,6 +139,8 @@ CheckpointState Simulation::capture_state() const {
   s.last_build_step = last_build_;
   s.neighbor_builds = neighbor_builds();
   s.units = units_.name;
+  s.molecular = molecular_fields_on();
+  for (int k = 0; k < 3; ++k) s.special_lj[k] = deck_.special_bonds.lj[k];
   s.integrator_style = integrator_label(deck_.integrator);
   s.chain_position = integrator_.chain_positions();
   s.chain_velocity = integrator_.chain_velocities();
@@ -173,6 +175,13 @@ std::string Simulation::misfit(const CheckpointState& s,
     return "it holds bonds and angles (a molecular system), the deck's system has none";
   if (!s.molecular && molecular_fields_on())
     return "it holds no bonds or angles, the deck's system has them";
+  // Its special neighbours were chosen (and marked excluded or scaled) for
+  // its own factors.
+  const double* lj = deck_.special_bonds.lj;
+  if (s.molecular && (s.special_lj[0] != lj[0] || s.special_lj[1] != lj[1] || s.special_lj[2] != lj[2]))
+    return fmt::format("its special_bonds lj factors [{}, {}, {}] differ from the deck's [{}, {}, {}]; its special "
+                       "neighbours were chosen for its own",
+                       s.special_lj[0], s.special_lj[1], s.special_lj[2], lj[0], lj[1], lj[2]);
   if (s.ntypes != a.ntypes) return fmt::format("it has {} atom types, the deck {}", s.ntypes, a.ntypes);
   for (int t = 1; t <= a.ntypes; ++t)
     if (s.mass[t - 1] != a.mass_of_type[t])

@@ -89,6 +89,10 @@ check "restart on 3 ranks: exit 0" test $? -eq 0
 tail -n 21 straight.csv > a.csv && tail -n 21 full.csv > b.csv
 sed -i '1i step,temp,pe,ke,etotal,press' a.csv b.csv
 check "restart on 3 ranks: steps 20-40 within 1e-10" same_thermo a.csv b.csv 21
+sed 's/special_bonds: {lj: \[0, 0.5, 0.8\]}/special_bonds: {lj: [0, 0, 0]}/' long.yaml > other-special.yaml
+run_ranks 1 other-special.yaml --restart ckpt/ckpt-000000000020.h5 > special.out 2>&1
+check "a restart with other special_bonds factors: exit 2" test $? -eq 2
+check "... names both sets of factors" grep -q "its special_bonds lj factors \[0, 0.5, 0.8\] differ from the deck's \[0, 0, 0\]" special.out
 
 # The same atoms without their bonds and angles (the data file's topology
 # sections and counts dropped): a checkpoint and a deck that disagree about
