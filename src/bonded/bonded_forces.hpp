@@ -29,7 +29,7 @@ class PairStyle;
 // again after each list build (the ghosts change only then).
 class BondedAtoms {
  public:
-  // `reach`: how far the ghosts reach (cutoff + skin), for the messages.
+  // `reach`: how far the ghosts reach, for the messages.
   explicit BondedAtoms(double reach) : reach_(reach) {}
   const IdMap& map(const AtomStore& a, const NeighborList& list) const {
     if (list.builds != built_) {
@@ -39,6 +39,17 @@ class BondedAtoms {
     return map_;
   }
   double reach() const { return reach_; }
+  // Where atom i's partner `id` is: its image nearest atom i, or -1 when
+  // that is farther than the ghosts reach. Beyond the reach the nearest
+  // copy this rank holds need not be the partner's nearest image (on one
+  // rank, the partner itself across the box): using it would make a bond
+  // of the wrong length, so it counts as missing.
+  int partner(const IdMap& map, AtomId id, const AtomStore& a, std::size_t i) const {
+    const int j = map.nearest(id, a.x[i], a.y[i], a.z[i], a);
+    if (j < 0) return -1;
+    const double dx = a.x[j] - a.x[i], dy = a.y[j] - a.y[i], dz = a.z[j] - a.z[i];
+    return dx * dx + dy * dy + dz * dz <= reach_ * reach_ ? j : -1;
+  }
 
  private:
   double reach_;
@@ -110,7 +121,7 @@ class BondForce final : public BondedForceOf<Style> {
     for (long i = 0; i < n; ++i) {
       bonded_detail::Sums s;
       for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
-        const int j = map.nearest(m.bond_atom[b][i], a.x[i], a.y[i], a.z[i], a);
+        const int j = atoms_->partner(map, m.bond_atom[b][i], a, static_cast<std::size_t>(i));
         if (j < 0) {
           bad = std::min(bad, i);
           continue;
@@ -136,10 +147,10 @@ class BondForce final : public BondedForceOf<Style> {
   std::string explain(const AtomStore& a, const IdMap& map, const MolecularArrays& m, std::size_t i) const {
     for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
       const AtomId partner = m.bond_atom[b][i];
-      const int j = map.nearest(partner, a.x[i], a.y[i], a.z[i], a);
+      const int j = atoms_->partner(map, partner, a, i);
       if (j < 0)
-        return fmt::format("the bond between atoms {} and {} (type {}): atom {} is not within the halo's reach "
-                           "({:g}, cutoff + skin) of atom {}; the bond is longer than the ghosts reach",
+        return fmt::format("the bond between atoms {} and {} (type {}): atom {} is not within the ghosts' reach "
+                           "({:g}) of atom {}; the bond is longer than that (raise neighbor.ghost_cutoff)",
                            a.id[i], partner, m.bond_type[b][i], partner, atoms_->reach(), a.id[i]);
       const Vec3<double> d = bonded_detail::minus(a, i, j);
       double fb, e;
@@ -173,8 +184,8 @@ class AngleForce final : public BondedForceOf<Style> {
       for (int g = 0; g < kMaxAngles && m.angle_info[g][i] != 0; ++g) {
         // The angle's three atoms in its order, this one at `role`.
         const int role = angle_role_of(m.angle_info[g][i]);
-        const int ja = map.nearest(m.angle_a[g][i], a.x[i], a.y[i], a.z[i], a);
-        const int jb = map.nearest(m.angle_b[g][i], a.x[i], a.y[i], a.z[i], a);
+        const int ja = atoms_->partner(map, m.angle_a[g][i], a, static_cast<std::size_t>(i));
+        const int jb = atoms_->partner(map, m.angle_b[g][i], a, static_cast<std::size_t>(i));
         if (ja < 0 || jb < 0) {
           bad = std::min(bad, i);
           continue;
@@ -204,9 +215,10 @@ class AngleForce final : public BondedForceOf<Style> {
       const std::size_t i = static_cast<std::size_t>(bad);
       for (int g = 0; g < kMaxAngles && m.angle_info[g][i] != 0; ++g)
         for (AtomId partner : {m.angle_a[g][i], m.angle_b[g][i]})
-          if (failure_.empty() && map.nearest(partner, a.x[i], a.y[i], a.z[i], a) < 0)
+          if (failure_.empty() && atoms_->partner(map, partner, a, i) < 0)
             failure_ = fmt::format("an angle of atom {} (type {}, with atoms {} and {}): atom {} is not within "
-                                   "the halo's reach ({:g}, cutoff + skin) of atom {}; the angle spans more than the ghosts reach (raise neighbor.skin)",
+                                   "the ghosts' reach ({:g}) of atom {}; raise neighbor.ghost_cutoff to about two "
+                                   "bond lengths",
                                    a.id[i], angle_type_of(m.angle_info[g][i]), m.angle_a[g][i], m.angle_b[g][i],
                                    partner, atoms_->reach(), a.id[i]);
     }

@@ -89,6 +89,10 @@ struct NeighborSpec {
   // kernels/device/cluster_list.hpp).
   std::string layout = "rows";
   DeckLocation skin_at;
+  // How far from a sub-box atoms are copied as ghosts, when more than the
+  // pair cutoff + skin is needed (an angle's far atom); 0: cutoff + skin.
+  double ghost_cutoff = 0;
+  DeckLocation ghost_cutoff_at;
 };
 
 enum class IntegratorStyle { kNve, kLangevin, kNoseHoover, kNpt, kNph };

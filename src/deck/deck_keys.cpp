@@ -61,6 +61,7 @@ std::vector<std::string> build_table() {
       "neighbor.check",
       "neighbor.sort",
       "neighbor.layout",
+      "neighbor.ghost_cutoff",
       "integrator",
       "integrator.style",
       "integrator.dt",

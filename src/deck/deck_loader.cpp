@@ -386,6 +386,9 @@ NeighborSpec read_neighbor(const YamlSection& s, const Units& units) {
   n.check = s.boolean("check", true);
   n.sort = s.boolean("sort", true);
   n.layout = s.string("layout", "rows");
+  n.ghost_cutoff = s.number("ghost_cutoff", 0.0);
+  n.ghost_cutoff_at = s.where("ghost_cutoff");
+  if (n.ghost_cutoff < 0) s.fail("ghost_cutoff", fmt::format("must not be negative, got {}", n.ghost_cutoff));
   if (n.layout != "rows" && n.layout != "clusters")
     s.fail("layout", fmt::format("unknown layout '{}' (known: rows, clusters)", n.layout));
   return n;

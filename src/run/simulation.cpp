@@ -64,6 +64,7 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   pair_ = pair.get();
   forces_.add(std::move(pair));
   reach_ = forces_.max_cutoff() + deck_.neighbor.skin;
+  ghost_reach_ = std::max(reach_, deck_.neighbor.ghost_cutoff);
   add_bonded_forces(sys);
   check_analysis(deck_.analysis, forces_.max_cutoff(), box_, atoms_.ntypes);
   integrator_ = Integrator(deck_.integrator, units_, natoms_, &comm_);
@@ -80,12 +81,12 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
         throw_at(deck_.decomposition_at,
                  fmt::format("{} = {} ranks, but the run has {}", grid_.str(), grid_.size(), comm_.size()));
       for (int d = 0; d < 3; ++d)
-        if (grid_.n[d] > 1 && box_.length(d) / grid_.n[d] < reach_)
+        if (grid_.n[d] > 1 && box_.length(d) / grid_.n[d] < ghost_reach_)
           throw_at(deck_.decomposition_at,
-                   fmt::format("{} ranks along {} make sub-boxes {:g} thick, thinner than cutoff + skin = {:g}",
-                               grid_.n[d], "xyz"[d], box_.length(d) / grid_.n[d], reach_));
+                   fmt::format("{} ranks along {} make sub-boxes {:g} thick, thinner than {} = {:g}", grid_.n[d],
+                               "xyz"[d], box_.length(d) / grid_.n[d], ghost_what(), ghost_reach_));
     } else {
-      grid_ = choose_rank_grid(comm_.size(), box_, reach_);
+      grid_ = choose_rank_grid(comm_.size(), box_, ghost_reach_);
     }
     cell_ = grid_.cell_of(comm_.rank());
     sub_ = tessera::sub_domain(box_, grid_, cell_);
@@ -103,11 +104,16 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   }
 }
 
+// What sets how far the ghosts reach, for messages.
+std::string Simulation::ghost_what() const {
+  return ghost_reach_ > reach_ ? "neighbor.ghost_cutoff" : "cutoff + skin";
+}
+
 // The bonds, the angles and the special-pair correction, after the pair
 // style: they add to its forces.
 void Simulation::add_bonded_forces(const BuiltSystem& sys) {
   if (sys.topology.empty()) return;
-  auto shared = std::make_shared<const BondedAtoms>(reach_);
+  auto shared = std::make_shared<const BondedAtoms>(ghost_reach_);
   if (deck_.bonds) forces_.add(find_bonded_style(bond_styles(), deck_.bonds->style)->make(sys.bond_coeffs, shared));
   if (deck_.angles)
     forces_.add(find_bonded_style(angle_styles(), deck_.angles->style)->make(sys.angle_coeffs, shared));
@@ -253,7 +259,7 @@ void Simulation::maybe_balance() {
   if (balance_checks_++ == 0) first_imbalance_ = last_imbalance_;
   if (last_imbalance_ <= lb.threshold) return;
   double min_fraction[3];
-  for (int d = 0; d < 3; ++d) min_fraction[d] = reach_ / box_.length(d);
+  for (int d = 0; d < 3; ++d) min_fraction[d] = ghost_reach_ / box_.length(d);
   const RankGrid moved = balance_cuts(grid_, cost, min_fraction);
   if (moved.cut == grid_.cut) return;
   grid_ = moved;
@@ -270,9 +276,9 @@ void Simulation::maybe_balance() {
 
 void Simulation::build_ghosts() {
   if (comm_.parallel())
-    halo_.build(backend_->halo_atoms(), sub_, reach_);
+    halo_.build(backend_->halo_atoms(), sub_, ghost_reach_);
   else
-    backend_->build_periodic_ghosts(sub_, reach_);
+    backend_->build_periodic_ghosts(sub_, ghost_reach_);
 }
 
 DeviceEngine::HaloOverlap Simulation::halo_overlap() const {
@@ -365,11 +371,11 @@ void Simulation::move_box(const Box& box) {
       thin = fmt::format("step {}: the box shrank to {:.10g} along {}, less than 2 x (cutoff + skin) = {:g}", step_,
                          box_.length(d), "xyz"[d], 2 * reach_);
   for (int d = 0; d < 3 && thin.empty(); ++d)
-    if (grid_.n[d] > 1 && sub_.hi[d] - sub_.lo[d] < reach_)
+    if (grid_.n[d] > 1 && sub_.hi[d] - sub_.lo[d] < ghost_reach_)
       thin = fmt::format("step {}: the box changed to {:.10g} along {}: rank {}'s sub-box is {:.10g} thick, thinner "
-                         "than cutoff + skin = {:g} ({} ranks along {})",
-                         step_, box_.length(d), "xyz"[d], comm_.rank(), sub_.hi[d] - sub_.lo[d], reach_, grid_.n[d],
-                         "xyz"[d]);
+                         "than {} = {:g} ({} ranks along {})",
+                         step_, box_.length(d), "xyz"[d], comm_.rank(), sub_.hi[d] - sub_.lo[d], ghost_what(),
+                         ghost_reach_, grid_.n[d], "xyz"[d]);
   // Every rank stops, or none (the rank that found it says why).
   if (comm_.max(thin.empty() ? 0 : 1) > 0) throw SimulationError(thin);
   halo_.set_box(box_);

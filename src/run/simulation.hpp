@@ -135,6 +135,8 @@ class Simulation {
   double loop_seconds() const { return loop_seconds_; }
   long steps_run() const { return steps_run_; }
   double reach() const { return reach_; }
+  // How far the ghosts reach: reach(), or neighbor.ghost_cutoff when longer.
+  double ghost_reach() const { return ghost_reach_; }
 
   // The box changes (a barostat, a deformation): every copy of it follows
   // (this rank's sub-box, the halo's shifts on the host and the device, the
@@ -168,6 +170,7 @@ class Simulation {
   void rebuild();
   void add_bonded_forces(const BuiltSystem& sys);
   void check_forces() const;
+  std::string ghost_what() const;
   // The ghosts of the current locals: the halo's (several ranks) or the
   // periodic images.
   void build_ghosts();
@@ -247,6 +250,7 @@ class Simulation {
   PhaseTimers timers_;
   long long natoms_ = 0;
   double reach_ = 0;
+  double ghost_reach_ = 0;
   long step_ = 0;
   long last_build_ = 0;
   bool box_changed_ = false;  // set_box since the last build: rebuild next

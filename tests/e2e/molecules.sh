@@ -74,6 +74,23 @@ for sys in mol kg; do
   done
 done
 
+# Short pair cutoffs with angles: the molecular melt with every pair cut at
+# 1.2 (reach 1.5) has angle ends up to ~2.2 apart. Without more ghosts the
+# run stops naming an angle whose far atom it cannot see; with
+# neighbor.ghost_cutoff 2.5 it runs, and 4 ranks equal one.
+sed -e 's/cutoff: 2.5/cutoff: 1.2/' -e 's/mol.csv/short.csv/' mol.yaml > short.yaml
+run_ranks 1 short.yaml > short.out 2>&1
+check "angles beyond the ghosts' reach: exit 3" test $? -eq 3
+check "... names the angle's atoms and neighbor.ghost_cutoff" \
+  grep -Eq "an angle of atom [0-9]+ \(type [12], with atoms [0-9]+ and [0-9]+\): atom [0-9]+ is not within the ghosts' reach \(1.5\).*raise neighbor.ghost_cutoff" short.out
+sed -i 's/neighbor: {skin: 0.3}/neighbor: {skin: 0.3, ghost_cutoff: 2.5}/' short.yaml
+run_ranks 1 short.yaml > short.1.out 2>&1
+check "... with neighbor.ghost_cutoff 2.5: exit 0" test $? -eq 0
+mv short.csv short.1.csv
+run_ranks 4 short.yaml > short.4.out 2>&1
+check "... on 4 ranks: exit 0" test $? -eq 0
+check "... on 4 ranks: thermo equals one rank's to 1e-10" same_thermo short.1.csv short.csv 21
+
 # Restarts of the molecular melt: 40 steps with a checkpoint at 20; from
 # it, the same grid continues bitwise, and 3 ranks within 1e-10.
 sed -e 's/run: {steps: 20}/run: {steps: 40}/' -e 's/mol.csv/full.csv/' mol.yaml > long.yaml
