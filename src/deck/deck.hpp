@@ -180,7 +180,7 @@ struct ExportSpec {
 // coefficients, as LAMMPS's write_data. Written after the last step and,
 // with `every`, every `every` steps; a '*' in the name becomes the step.
 struct DataSpec {
-  long every = 0;     // 0: after the last step only
+  long every = 0;    // 0: after the last step only
   std::string file;  // empty: none
   bool enabled() const { return !file.empty(); }
 };

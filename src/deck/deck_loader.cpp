@@ -684,9 +684,9 @@ DataSpec read_data_output(const YamlSection& s, const Deck& d) {
   if (out.file.find('*') != std::string::npos) return out;  // one file per step
   const std::string topology = d.trajectory.enabled() ? topology_path(d.trajectory.file) : std::string();
   const std::pair<const char*, const std::string*> others[] = {
-      {"system.read_data", &d.system.read_data}, {"output.trajectory.file", &d.trajectory.file},
-      {"output.thermo.file", &d.thermo.file},    {"output.metrics.file", &d.metrics.file},
-      {"output.dump.file", &d.dump.file},        {"output.xyz.file", &d.xyz.file},
+      {"system.read_data", &d.system.read_data},    {"output.trajectory.file", &d.trajectory.file},
+      {"output.thermo.file", &d.thermo.file},       {"output.metrics.file", &d.metrics.file},
+      {"output.dump.file", &d.dump.file},           {"output.xyz.file", &d.xyz.file},
       {"the trajectory's topology file", &topology}};
   for (const auto& [key, file] : others)
     if (!file->empty() && same_file(out.file, *file))

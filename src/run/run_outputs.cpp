@@ -214,8 +214,7 @@ void RunOutputs::write_data_file(const Simulation& sim) {
   last_data_step_ = sim.step();
   if (!root_) return;
   std::string path = deck_.data.file;
-  for (std::size_t at; (at = path.find('*')) != std::string::npos;)
-    path.replace(at, 1, std::to_string(sim.step()));
+  for (std::size_t at; (at = path.find('*')) != std::string::npos;) path.replace(at, 1, std::to_string(sim.step()));
   write_topology(path, t, fmt::format("by Tessera {} (output.data)", version_string()));
   if (verbose_) fmt::print("Data file {} written at step {}\n", path, sim.step());
 }

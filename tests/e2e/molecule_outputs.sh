@@ -8,6 +8,8 @@
 #  - MDAnalysis reads the trajectory with its topology file (run.data beside
 #    run.h5md): u.bonds, u.angles and the molecule ids (resids) are the
 #    data file's.
+#  - A run continued from a checkpoint keeps the file's connectivity (it is
+#    checked against the run's) and writes output.data at its last step.
 #  - output.data writes a LAMMPS data file of the state ('*' becomes the
 #    step): Debian's LAMMPS reads it (read_data with the same styles, the
 #    Bond and Angle Coeffs from the file) and its `run 0` gives Tessera's pe
@@ -26,6 +28,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# logged LOG COMMAND...: runs it with its output in LOG, shown if it fails.
+logged() { local log=$1; shift; "$@" > "$log" 2>&1 || { cat "$log"; return 1; }; }
 
 # pair_model: the lammps_molecular_test deck's melt (tests/unit/test_support.hpp's
 # mol_model) without its bonds and angles; model: with them, harmonic.
@@ -74,8 +78,8 @@ YAML
 }
 deck one.yaml one "{file: one.state.*.data, every: 10}"
 deck three.yaml three "{file: three.state.data}"
-check "1 rank runs" run_ranks 1 one.yaml > one.out 2>&1 || cat one.out
-check "3 ranks run" run_ranks 3 three.yaml > three.out 2>&1 || cat three.out
+check "1 rank runs" logged one.out run_ranks 1 one.yaml
+check "3 ranks run" logged three.out run_ranks 3 three.yaml
 check "output.data: files at steps 10 and 20 ('*'), and after the last step" \
   test -s one.state.10.data -a -s one.state.20.data -a -s three.state.data -a ! -e one.state.0.data
 
@@ -217,10 +221,32 @@ run: {steps: 0}
 output:
   thermo: {file: back.csv, screen: false}
 YAML
-check "Tessera reads the data file back" run_ranks 1 back.yaml > back.out 2>&1 || cat back.out
+check "Tessera reads the data file back" logged back.out run_ranks 1 back.yaml
 for col in pe ke; do
   check "Tessera's run 0 of the data file: $col of step 20 to 1e-10" close "$(thermo_at back 0 $col)" "$(thermo_at one 20 $col)"
 done
+
+# 10 steps, a checkpoint, then 10 more from it: the H5MD file and its
+# connectivity are those of the straight run.
+{ echo "system: {read_data: $data}"; model; cat <<YAML; } > split.yaml
+run: {steps: 10}
+output:
+  checkpoint: {every: 10, path: split.ckpt}
+  trajectory: {every: 10, file: split.h5md}
+  data: {file: split.state.data}
+YAML
+check "a split run's first part" logged split1.out run_ranks 1 split.yaml
+sed -i 's/steps: 10}/steps: 20}/' split.yaml
+check "a split run's second part, from its checkpoint" \
+  logged split2.out run_ranks 1 split.yaml --restart split.ckpt/ckpt-000000000010.h5
+check "the continued run keeps the connectivity and writes the state of step 20" $py <<'PY'
+import h5py
+import numpy as np
+with h5py.File("split.h5md", "r") as a, h5py.File("one.h5md", "r") as b:
+    for name in ("connectivity/bonds", "connectivity/angles", "particles/trajectory/position/step"):
+        assert np.array_equal(a[name][()], b[name][()]), name
+assert "coordinates of step 20" in open("split.state.data").readline()
+PY
 
 lmp=${LMP:-/usr/bin/lmp}
 skipped=0

@@ -41,8 +41,9 @@ bonds:
     - {type: 1, K: 200.0, r0: 1.0}
     - {type: 2, K: 150.0, r0: 1.1}
 angles:
-)" + angles + "special_bonds: " +
-         special + "\nneighbor: {skin: 0.3, every: 1, delay: 0, check: true}\nintegrator: {style: nve, dt: 0.005}\n";
+)" + angles +
+         "special_bonds: " + special +
+         "\nneighbor: {skin: 0.3, every: 1, delay: 0, check: true}\nintegrator: {style: nve, dt: 0.005}\n";
 }
 
 // The melt's harmonic angles, an `angles:` body for mol_model.

@@ -30,8 +30,7 @@ using Angle = std::array<std::int64_t, 4>;  // type, end, vertex, end
 
 std::vector<Bond> bonds_of(const MolecularTopology& t) {
   std::vector<Bond> out;
-  for (const auto& b : t.bonds)
-    out.push_back({b.type, std::min(b.atom[0], b.atom[1]), std::max(b.atom[0], b.atom[1])});
+  for (const auto& b : t.bonds) out.push_back({b.type, std::min(b.atom[0], b.atom[1]), std::max(b.atom[0], b.atom[1])});
   std::sort(out.begin(), out.end());
   return out;
 }
