@@ -236,7 +236,7 @@ RunOutputs::~RunOutputs() = default;
 void RunOutputs::open_text_trajectories(const Simulation& sim, long resume_step) {
   if (!deck_.dump.enabled() && !deck_.xyz.enabled()) return;
   const AtomStore& a = sim.atoms();
-  // Molecule ids (exact in a double: ids < 2^40) go into the dump's mol column.
+  // Molecule ids (exact in a double: ids < 2^40) go into the mol columns.
   const AtomId* molecule = molecule_ids(sim);
   const int width = molecule ? 2 : 1;
   const RowsById rows = gather_rows_by_id(sim, width, [&](std::size_t i, double* out) {
@@ -252,9 +252,8 @@ void RunOutputs::open_text_trajectories(const Simulation& sim, long resume_step)
     for (std::size_t k = 0; k < type.size(); ++k) type[k] = static_cast<std::int32_t>(rows.values[width * k]);
     for (std::size_t k = 0; k < mol.size(); ++k) mol[k] = static_cast<std::int64_t>(rows.values[width * k + 1]);
     try {
-      if (deck_.dump.enabled())
-        dump_ = std::make_unique<LammpsDumpWriter>(deck_.dump, rows.id, type, resume_step, std::move(mol));
-      if (deck_.xyz.enabled()) xyz_ = std::make_unique<ExtxyzWriter>(deck_.xyz, rows.id, type, resume_step);
+      if (deck_.dump.enabled()) dump_ = std::make_unique<LammpsDumpWriter>(deck_.dump, rows.id, type, resume_step, mol);
+      if (deck_.xyz.enabled()) xyz_ = std::make_unique<ExtxyzWriter>(deck_.xyz, rows.id, type, resume_step, mol);
     } catch (const InputError& e) {
       refused = e.what();
     }

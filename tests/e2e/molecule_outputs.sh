@@ -5,6 +5,8 @@
 #  - H5MD: /connectivity/bonds and /connectivity/angles hold the data file's
 #    bonds and angles as particle ids (particles_group "trajectory"), the
 #    same on 1 and 3 ranks.
+#  - The LAMMPS dump and the extended XYZ have a mol column (ASE reads the
+#    XYZ's into arrays["mol"]).
 #  - MDAnalysis reads the trajectory with its topology file (run.data beside
 #    run.h5md): u.bonds, u.angles and the molecule ids (resids) are the
 #    data file's.
@@ -65,7 +67,7 @@ YAML
 }
 # deck FILE BASE DATA_OUTPUT: 20 steps from mol_melt.data, thermo every 10,
 # the H5MD trajectory BASE.h5md (and so BASE.data), the LAMMPS dump
-# BASE.lammpstrj, output.data as given.
+# BASE.lammpstrj and extended XYZ BASE.xyz, output.data as given.
 deck() {
   { echo "system: {read_data: $data}"; model; cat <<YAML; } > "$1"
 run: {steps: 20}
@@ -73,6 +75,7 @@ output:
   thermo: {every: 10, file: $2.csv, screen: false}
   trajectory: {every: 10, file: $2.h5md}
   dump: {every: 10, file: $2.lammpstrj}
+  xyz: {every: 10, file: $2.xyz, species: [Ar, Kr]}
   data: $3
 YAML
 }
@@ -125,7 +128,7 @@ for name in ("one", "three"):
 print("  2700 bonds, 2400 angles")
 PY
 
-check "dump: a mol column with the data file's molecule ids" $py - "$data" <<'PY'
+check "dump and XYZ: a mol column with the data file's molecule ids" $py - "$data" <<'PY'
 import sys
 mol = {}
 on = False
@@ -141,6 +144,9 @@ for name in ("one", "three"):
     at = lines.index("ITEM: ATOMS id mol type x y z")
     rows = [l.split() for l in lines[at + 1:at + 3001]]
     assert {int(r[0]): int(r[1]) for r in rows} == mol, name
+    import ase.io  # the XYZ's rows are in id order, as the dump's
+    frames = ase.io.read(f"{name}.xyz", index=":")
+    assert len(frames) == 3 and frames[-1].arrays["mol"].tolist() == [mol[i] for i in sorted(mol)], name
 print(f"  {len(set(mol.values()))} molecules")
 PY
 
