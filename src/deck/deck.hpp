@@ -182,6 +182,16 @@ struct ExportSpec {
   bool enabled() const { return !file.empty(); }
 };
 
+// A LAMMPS data file of the current state (output.data): the atoms with
+// their molecule ids and image flags, velocities, bonds, angles and their
+// coefficients, as LAMMPS's write_data. Written after the last step and,
+// with `every`, every `every` steps; a '*' in the name becomes the step.
+struct DataSpec {
+  long every = 0;    // 0: after the last step only
+  std::string file;  // empty: none
+  bool enabled() const { return !file.empty(); }
+};
+
 // Live metrics: one JSON object per line every `every` steps and/or
 // `every_seconds`, for dashboards and `tail -f`.
 struct MetricsSpec {
@@ -254,6 +264,7 @@ struct Deck {
   MetricsSpec metrics;
   ExportSpec dump;
   ExportSpec xyz;
+  DataSpec data;
   std::string restart;                        // "" (fresh), "auto", or a checkpoint file
   std::array<int, 3> decomposition{0, 0, 0};  // ranks per axis; 0: chosen
   DeckLocation decomposition_at;

@@ -130,6 +130,9 @@ std::vector<std::string> build_table() {
       "output.xyz.file",
       "output.xyz.fields",
       "output.xyz.species",
+      "output.data",
+      "output.data.file",
+      "output.data.every",
   };
   // Each registered potential brings its own coefficient names.
   for (const auto& style : pair_styles())

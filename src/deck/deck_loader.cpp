@@ -721,6 +721,27 @@ ExportSpec read_export(const YamlSection& s, bool xyz) {
   return e;
 }
 
+// output.data: a LAMMPS data file of the current state. Its file must not
+// be one the run reads or writes otherwise.
+DataSpec read_data_output(const YamlSection& s, const Deck& d) {
+  s.only();
+  DataSpec out;
+  out.file = s.string("file");
+  if (out.file.empty()) s.fail("file", "must name a file");
+  if (s.has("every")) out.every = positive_int(s, "every", 1000000000);
+  if (out.file.find('*') != std::string::npos) return out;  // one file per step
+  const std::string topology = d.trajectory.enabled() ? topology_path(d.trajectory.file) : std::string();
+  const std::pair<const char*, const std::string*> others[] = {
+      {"system.read_data", &d.system.read_data},    {"output.trajectory.file", &d.trajectory.file},
+      {"output.thermo.file", &d.thermo.file},       {"output.metrics.file", &d.metrics.file},
+      {"output.dump.file", &d.dump.file},           {"output.xyz.file", &d.xyz.file},
+      {"the trajectory's topology file", &topology}};
+  for (const auto& [key, file] : others)
+    if (!file->empty() && same_file(out.file, *file))
+      s.fail("file", fmt::format("{} is also {}: give the data file another name", out.file, key));
+  return out;
+}
+
 MetricsSpec read_metrics(const YamlSection& s) {
   s.only();
   MetricsSpec m;
@@ -806,6 +827,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
     if (out.has("dump")) d.dump = read_export(out.section("dump"), false);
     if (out.has("xyz")) d.xyz = read_export(out.section("xyz"), true);
     if (d.trajectory.enabled()) check_topology_path(d, out.section("trajectory").where("file"));
+    if (out.has("data")) d.data = read_data_output(out.section("data"), d);
   }
   if (top.has("decomposition")) {
     const YAML::Node n = top.node("decomposition");

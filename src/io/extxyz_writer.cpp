@@ -1,16 +1,21 @@
 #include "io/extxyz_writer.hpp"
 
 #include <iterator>
+#include <stdexcept>
+#include <utility>
 
 namespace tessera {
 
 ExtxyzWriter::ExtxyzWriter(const ExportSpec& spec, const std::vector<std::int64_t>& ids,
-                           const std::vector<std::int32_t>& types, long resume_step)
-    : TextTrajectory(spec, "output.xyz.file", ids, types) {
+                           const std::vector<std::int32_t>& types, long resume_step, std::vector<std::int64_t> molecule)
+    : TextTrajectory(spec, "output.xyz.file", ids, types), molecule_(std::move(molecule)) {
+  if (!molecule_.empty() && molecule_.size() != ids.size())
+    throw std::invalid_argument(fmt::format("xyz: {} molecule ids for {} atoms", molecule_.size(), ids.size()));
   properties_ = "Properties=species:S:1:pos:R:3";
   if (spec.image) properties_ += ":map_shift:I:3";
   if (spec.velocity) properties_ += ":velo:R:3";
   if (spec.force) properties_ += ":forces:R:3";
+  if (!molecule_.empty()) properties_ += ":mol:I:1";
   open(resume_step);
 }
 
@@ -27,6 +32,7 @@ void ExtxyzWriter::format_frame(const TrajectoryFrame& f) {
     else
       fmt::format_to(out, "{}", t);
     append_columns(f, k);
+    if (!molecule_.empty()) fmt::format_to(out, " {}", molecule_[k]);
     buffer_.push_back('\n');
     spill();
   }

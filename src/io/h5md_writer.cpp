@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -564,6 +565,38 @@ void H5mdWriter::write_series(int k, long step, double time, const std::vector<d
       }
     }
     s.line.append(step, time, {value.data()});
+    m.flush();
+  });
+}
+
+void H5mdWriter::write_connectivity(const std::vector<std::int64_t>& bond_pairs,
+                                    const std::vector<std::int64_t>& angle_triples) {
+  Impl& m = *impl_;
+  if (bond_pairs.size() % 2 != 0 || angle_triples.size() % 3 != 0)
+    throw std::invalid_argument(
+        fmt::format("trajectory {}: {} bond and {} angle ids", m.path, bond_pairs.size(), angle_triples.size()));
+  if (bond_pairs.empty() && angle_triples.empty()) return;
+  m.guarded([&] {
+    const char* group = h5::exists(m.file, kParticles) ? kParticles : kLegacyParticles;
+    const std::string particles_group = std::string(group).substr(std::strlen("particles/"));
+    Handle c = h5::exists(m.file, "connectivity") ? h5::open_group(m.file, "connectivity")
+                                                  : h5::create_group(m.file, "connectivity");
+    const std::pair<const char*, const std::vector<std::int64_t>*> lists[] = {{"bonds", &bond_pairs},
+                                                                              {"angles", &angle_triples}};
+    for (const auto& [name, ids] : lists) {
+      if (ids->empty()) continue;
+      const hsize_t cols = name == std::string("bonds") ? 2 : 3;
+      if (h5::exists(c, name)) {
+        if (h5::read_array<std::int64_t>(c, name, -1, static_cast<long long>(cols)) != *ids)
+          throw H5Error(
+              fmt::format("its connectivity/{} differ from this run's (to start a new trajectory, move it "
+                          "away)",
+                          name));
+        continue;
+      }
+      h5::write_array(c, name, *ids, cols);
+      h5::write_attr_vlen_string(open_dataset(c, name), "particles_group", particles_group);
+    }
     m.flush();
   });
 }

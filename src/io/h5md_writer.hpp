@@ -14,6 +14,9 @@
 //                           each on its own step and time, with fixed datasets
 //                           beside them that label the value's axes
 //   parameters              units="lj" (Units::name, as h5md/modules/units's system)
+//   connectivity/bonds      int64[B][2], connectivity/angles int64[A][3] (end,
+//                           vertex, end): molecular runs only; particle ids
+//                           (the group has `id`), particles_group="trajectory"
 // Values are in reduced LJ units. They carry no `unit` attribute: the units
 // module has no symbol for sigma or tau, and MDAnalysis rejects any unit string
 // it does not know, so readers must not convert units (MDAnalysis:
@@ -102,6 +105,13 @@ class H5mdWriter {
   void write_series(int series, long step, double time, const std::vector<double>& value);
   // Samples stored in that series.
   long series_samples(int series) const;
+  // The run's bonds (id pairs, 2 per bond) and angles (end, vertex, end:
+  // 3 per angle) as H5MD 1.1's connectivity group: time-independent tuple
+  // lists of particle ids, each with the attribute particles_group naming
+  // the particle group. A list that is empty is not written. In a restarted
+  // run's file the stored lists must be these (else H5Error); they are
+  // written where missing.
+  void write_connectivity(const std::vector<std::int64_t>& bond_pairs, const std::vector<std::int64_t>& angle_triples);
   // Hands HDF5's buffers to the OS, so a run killed later leaves a readable file.
   void flush();
   // Frames stored in the particle time series.

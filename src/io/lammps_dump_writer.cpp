@@ -1,6 +1,8 @@
 #include "io/lammps_dump_writer.hpp"
 
 #include <iterator>
+#include <stdexcept>
+#include <utility>
 
 namespace tessera {
 
@@ -9,9 +11,12 @@ constexpr const char* kBounds = "ITEM: BOX BOUNDS pp pp pp";
 }  // namespace
 
 LammpsDumpWriter::LammpsDumpWriter(const ExportSpec& spec, const std::vector<std::int64_t>& ids,
-                                   const std::vector<std::int32_t>& types, long resume_step)
-    : TextTrajectory(spec, "output.dump.file", ids, types) {
-  atoms_header_ = "ITEM: ATOMS id type";
+                                   const std::vector<std::int32_t>& types, long resume_step,
+                                   std::vector<std::int64_t> molecule)
+    : TextTrajectory(spec, "output.dump.file", ids, types), molecule_(std::move(molecule)) {
+  if (!molecule_.empty() && molecule_.size() != ids.size())
+    throw std::invalid_argument(fmt::format("dump: {} molecule ids for {} atoms", molecule_.size(), ids.size()));
+  atoms_header_ = molecule_.empty() ? "ITEM: ATOMS id type" : "ITEM: ATOMS id mol type";
   if (spec.position) atoms_header_ += " x y z";
   if (spec.unwrapped) atoms_header_ += " xu yu zu";
   if (spec.image) atoms_header_ += " ix iy iz";
@@ -26,7 +31,10 @@ void LammpsDumpWriter::format_frame(const TrajectoryFrame& f) {
   for (int d = 0; d < 3; ++d) fmt::format_to(out, "{} {}\n", f.box.lo[d], f.box.hi[d]);
   fmt::format_to(out, "{}\n", atoms_header_);
   for (std::size_t k = 0; k < ids_.size(); ++k) {
-    fmt::format_to(out, "{} {}", ids_[k], types_[k]);
+    if (molecule_.empty())
+      fmt::format_to(out, "{} {}", ids_[k], types_[k]);
+    else
+      fmt::format_to(out, "{} {} {}", ids_[k], molecule_[k], types_[k]);
     append_columns(f, k);
     buffer_.push_back('\n');
     spill();

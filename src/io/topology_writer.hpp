@@ -8,7 +8,13 @@
 // atom_style molecular (id mol type x y z ix iy iz, molecule 0: none),
 // the columns MDAnalysis's DATA reader expects when it is given no
 // atom_style; atomic's "id type x" would be read as molecule and type. It
-// is the style that carries bonds, once Tessera has molecules.
+// is the style that carries bonds: a molecular run's file has the real
+// molecule ids and the Bonds and Angles sections, from which MDAnalysis
+// makes u.bonds and u.angles.
+//
+// The same writer makes output.data's files (a LAMMPS data file of the
+// current state, for LAMMPS's read_data and Tessera's system.read_data):
+// those add Velocities and the Bond Coeffs / Angle Coeffs sections.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +32,16 @@ struct Topology {
   std::vector<double> mass_of_type;  // index 0 unused
   Box box;
   long step = 0;  // whose coordinates these are
+  std::vector<std::int64_t> molecule;  // per atom; empty: 0 (none) for all
+  std::vector<double> velocity;        // 3 per atom; empty: no Velocities section
+  // type, atom, atom per bond; type, end, vertex, end per angle
+  // (io/topology_gather.hpp), numbered from 1 in this order.
+  std::vector<std::int64_t> bonds, angles;
+  int nbond_types = 0, nangle_types = 0;  // 0: no such header lines
+  // The Bond Coeffs / Angle Coeffs sections ("Bond Coeffs # harmonic"): a
+  // row of coefficients per type, index 0 unused; empty: no section.
+  std::string bond_style, angle_style;
+  std::vector<std::vector<double>> bond_coeffs, angle_coeffs;
 };
 
 // The topology's path for a trajectory file: the same name with the

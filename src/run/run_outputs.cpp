@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "atoms/molecular_fields.hpp"
+#include "bonded/bonded_registry.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "io/checkpoint_collective.hpp"
@@ -15,6 +17,7 @@
 #include "io/h5.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/lammps_dump_writer.hpp"
+#include "io/topology_gather.hpp"
 #include "io/topology_writer.hpp"
 
 namespace tessera {
@@ -64,6 +67,14 @@ RowsById gather_rows_by_id(const Simulation& sim, int width, Row row) {
   return out;
 }
 
+// A run with bonds or angles: the one whose atoms carry molecule ids. The
+// molecular fields may exist in other runs of a process that ran one
+// (atoms/atom_fields.hpp's switch stays on), holding zeros there.
+const AtomId* molecule_ids(const Simulation& sim) {
+  const bool molecular = !sim.bond_coeffs().empty() || !sim.angle_coeffs().empty();
+  return molecular && molecular_fields_on() ? molecular_arrays(sim.atoms()).molecule : nullptr;
+}
+
 template <class T>
 RowsById gather_xyz(const Simulation& sim, const std::vector<T>& x, const std::vector<T>& y, const std::vector<T>& z) {
   return gather_rows_by_id(sim, 3, [&](std::size_t i, double* out) {
@@ -100,6 +111,13 @@ RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step
       trajectory_ = std::make_unique<H5mdWriter>(deck.trajectory, sim.units(), sim.natoms(), topology.id, topology.type,
                                                  version_string(), resume_step);
       if (analysis_) analysis_->declare(*trajectory_);
+      // H5MD's connectivity group: the tuples of ids, without the types.
+      std::vector<std::int64_t> pairs, triples;
+      for (std::size_t k = 0; k < topology.bonds.size(); k += 3)
+        pairs.insert(pairs.end(), {topology.bonds[k + 1], topology.bonds[k + 2]});
+      for (std::size_t k = 0; k < topology.angles.size(); k += 4)
+        triples.insert(triples.end(), {topology.angles[k + 1], topology.angles[k + 2], topology.angles[k + 3]});
+      trajectory_->write_connectivity(pairs, triples);
     } catch (const h5::H5Error& e) {
       throw IoError(fmt::format("output.trajectory.file: {}", e.what()));
     }
@@ -107,11 +125,13 @@ RunOutputs::RunOutputs(const Deck& deck, const Simulation& sim, long resume_step
   }
 }
 
-Topology RunOutputs::gather_topology(const Simulation& sim) const {
-  // One gather of type, position and image per atom (the H5MD writer needs
-  // the types, the topology file all three).
+Topology RunOutputs::gather_topology(const Simulation& sim, bool state) const {
+  // One gather of type, position, image, molecule id (and velocity) per
+  // atom (the H5MD writer needs the types, the topology file all of them).
   const AtomStore& a = sim.atoms();
-  const RowsById rows = gather_rows_by_id(sim, 7, [&](std::size_t i, double* out) {
+  const AtomId* molecule = molecule_ids(sim);
+  const int width = state ? 11 : 8;
+  const RowsById rows = gather_rows_by_id(sim, width, [&](std::size_t i, double* out) {
     out[0] = a.type[i];
     out[1] = a.x[i];
     out[2] = a.y[i];
@@ -119,26 +139,84 @@ Topology RunOutputs::gather_topology(const Simulation& sim) const {
     out[4] = a.ix[i];
     out[5] = a.iy[i];
     out[6] = a.iz[i];
+    out[7] = molecule ? static_cast<double>(molecule[i]) : 0.0;  // ids < 2^40: exact
+    if (state) {
+      out[8] = a.vx[i];
+      out[9] = a.vy[i];
+      out[10] = a.vz[i];
+    }
   });
+  Connectivity links = gather_connectivity(a, sim.comm());
   Topology t;
   if (!root_) return t;
   const std::size_t n = rows.id.size();
+  const Box& box = sim.box();
   t.id = rows.id;
   t.type.resize(n);
   t.position.resize(3 * n);
   t.image.resize(3 * n);
+  if (molecule) t.molecule.resize(n);
+  if (state) t.velocity.resize(3 * n);
   for (std::size_t k = 0; k < n; ++k) {
-    const double* r = &rows.values[7 * k];
+    const double* r = &rows.values[width * k];
     t.type[k] = static_cast<std::int32_t>(r[0]);
     for (int d = 0; d < 3; ++d) {
-      t.position[3 * k + d] = r[1 + d];
-      t.image[3 * k + d] = static_cast<std::int32_t>(r[4 + d]);
+      double x = r[1 + d];
+      auto image = static_cast<std::int32_t>(r[4 + d]);
+      // Between list builds atoms stray up to the skin out of the box; a
+      // data file's must lie in it (Tessera's reader refuses others). One
+      // period is enough; a coordinate that rounds onto hi is read as lo.
+      if (state && x < box.lo[d]) {
+        x += box.length(d);
+        --image;
+      } else if (state && x >= box.hi[d]) {
+        x -= box.length(d);
+        ++image;
+      }
+      t.position[3 * k + d] = x;
+      t.image[3 * k + d] = image;
+      if (state) t.velocity[3 * k + d] = r[8 + d];
     }
+    if (molecule) t.molecule[k] = static_cast<std::int64_t>(r[7]);
   }
   t.mass_of_type = a.mass_of_type;
-  t.box = sim.box();
+  t.box = box;
   t.step = sim.step();
+  t.bonds = std::move(links.bonds);
+  t.angles = std::move(links.angles);
+  const Deck& deck = sim.deck();
+  const auto types = [](const std::vector<BondedCoeffs>& c) { return c.empty() ? 0 : static_cast<int>(c.size()) - 1; };
+  t.nbond_types = types(sim.bond_coeffs());
+  t.nangle_types = types(sim.angle_coeffs());
+  if (state) {
+    // Each style's own number of coefficients, in LAMMPS's bond_coeff order.
+    const auto rows_of = [](const std::vector<BondedCoeffs>& by_type, const BondedStyleEntry& style) {
+      std::vector<std::vector<double>> out(by_type.size());
+      for (std::size_t k = 1; k < by_type.size(); ++k)
+        out[k].assign(by_type[k].c.begin(), by_type[k].c.begin() + style.coeff_names.size());
+      return out;
+    };
+    if (deck.bonds && t.nbond_types > 0) {
+      t.bond_style = deck.bonds->style;
+      t.bond_coeffs = rows_of(sim.bond_coeffs(), *find_bonded_style(bond_styles(), t.bond_style));
+    }
+    if (deck.angles && t.nangle_types > 0) {
+      t.angle_style = deck.angles->style;
+      t.angle_coeffs = rows_of(sim.angle_coeffs(), *find_bonded_style(angle_styles(), t.angle_style));
+    }
+  }
   return t;
+}
+
+void RunOutputs::write_data_file(const Simulation& sim) {
+  if (last_data_step_ == sim.step()) return;
+  const Topology t = gather_topology(sim, true);
+  last_data_step_ = sim.step();
+  if (!root_) return;
+  std::string path = deck_.data.file;
+  for (std::size_t at; (at = path.find('*')) != std::string::npos;) path.replace(at, 1, std::to_string(sim.step()));
+  write_topology(path, t, fmt::format("by Tessera {} (output.data)", version_string()));
+  if (verbose_) fmt::print("Data file {} written at step {}\n", path, sim.step());
 }
 
 void RunOutputs::write_topology_file(const Topology& t, long resume_step) const {
@@ -158,15 +236,24 @@ RunOutputs::~RunOutputs() = default;
 void RunOutputs::open_text_trajectories(const Simulation& sim, long resume_step) {
   if (!deck_.dump.enabled() && !deck_.xyz.enabled()) return;
   const AtomStore& a = sim.atoms();
-  const RowsById types = gather_rows_by_id(sim, 1, [&](std::size_t i, double* out) { out[0] = a.type[i]; });
+  // Molecule ids (exact in a double: ids < 2^40) go into the mol columns.
+  const AtomId* molecule = molecule_ids(sim);
+  const int width = molecule ? 2 : 1;
+  const RowsById rows = gather_rows_by_id(sim, width, [&](std::size_t i, double* out) {
+    out[0] = a.type[i];
+    if (molecule) out[1] = static_cast<double>(molecule[i]);
+  });
   // A file this run cannot continue is refused on rank 0; every rank must
   // stop with its message rather than wait for rank 0 in the first step.
   std::string refused;
   if (root_) {
-    const std::vector<std::int32_t> type(types.values.begin(), types.values.end());
+    std::vector<std::int32_t> type(rows.id.size());
+    std::vector<std::int64_t> mol(molecule ? rows.id.size() : 0);
+    for (std::size_t k = 0; k < type.size(); ++k) type[k] = static_cast<std::int32_t>(rows.values[width * k]);
+    for (std::size_t k = 0; k < mol.size(); ++k) mol[k] = static_cast<std::int64_t>(rows.values[width * k + 1]);
     try {
-      if (deck_.dump.enabled()) dump_ = std::make_unique<LammpsDumpWriter>(deck_.dump, types.id, type, resume_step);
-      if (deck_.xyz.enabled()) xyz_ = std::make_unique<ExtxyzWriter>(deck_.xyz, types.id, type, resume_step);
+      if (deck_.dump.enabled()) dump_ = std::make_unique<LammpsDumpWriter>(deck_.dump, rows.id, type, resume_step, mol);
+      if (deck_.xyz.enabled()) xyz_ = std::make_unique<ExtxyzWriter>(deck_.xyz, rows.id, type, resume_step, mol);
     } catch (const InputError& e) {
       refused = e.what();
     }
@@ -314,6 +401,7 @@ bool RunOutputs::after_step(const Simulation& sim, bool last) {
   if (deck_.trajectory.enabled() && step % deck_.trajectory.every == 0) write_frame(sim);
   write_text_frames(sim);
   if (analysis_) sample_analysis(sim);
+  if (deck_.data.enabled() && deck_.data.every > 0 && step % deck_.data.every == 0) write_data_file(sim);
   if (stop_ && !last) {
     stop_reason_ = stop_->check();
     // All ranks stop at the same step, whichever saw the signal or deadline.
@@ -337,6 +425,7 @@ bool RunOutputs::after_step(const Simulation& sim, bool last) {
 }
 
 void RunOutputs::finish(const Simulation& sim) {
+  if (deck_.data.enabled()) write_data_file(sim);
   if (deck_.checkpoint.enabled() && last_checkpoint_step_ != sim.step()) write_checkpoint_now(sim);
 }
 

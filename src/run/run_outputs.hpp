@@ -45,9 +45,13 @@ class RunOutputs : public StepHook {
   void write_text_frames(const Simulation& sim);
   // The deck's analysis due at this step.
   void sample_analysis(const Simulation& sim);
-  // Ids, types, positions and images of every atom, the masses, box and
-  // step, on rank 0 (collective; the other ranks get an empty one).
-  Topology gather_topology(const Simulation& sim) const;
+  // Ids, types, positions, images and molecule ids of every atom, the bonds
+  // and angles, the masses, box and step, on rank 0 (collective; the other
+  // ranks get an empty one). `state`: also the velocities and the bond and
+  // angle coefficients, with the positions wrapped into the box (output.data).
+  Topology gather_topology(const Simulation& sim, bool state = false) const;
+  // output.data's LAMMPS data file of the current state (collective).
+  void write_data_file(const Simulation& sim);
   // The LAMMPS data file beside the H5MD trajectory (topology_writer.hpp),
   // on rank 0.
   void write_topology_file(const Topology& t, long resume_step) const;
@@ -64,6 +68,7 @@ class RunOutputs : public StepHook {
   std::string stop_reason_;
   std::string last_checkpoint_;
   long last_checkpoint_step_ = -1;
+  long last_data_step_ = -1;
   std::chrono::steady_clock::time_point last_checkpoint_time_;
 };
 

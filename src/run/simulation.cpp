@@ -112,6 +112,8 @@ std::string Simulation::ghost_what() const {
 // The bonds, the angles and the special-pair correction, after the pair
 // style: they add to its forces.
 void Simulation::add_bonded_forces(const BuiltSystem& sys) {
+  bond_coeffs_ = sys.bond_coeffs;
+  angle_coeffs_ = sys.angle_coeffs;
   if (sys.topology.empty()) return;
   auto shared = std::make_shared<const BondedAtoms>(ghost_reach_);
   if (deck_.bonds) forces_.add(find_bonded_style(bond_styles(), deck_.bonds->style)->make(sys.bond_coeffs, shared));

@@ -137,6 +137,11 @@ class Simulation {
   double reach() const { return reach_; }
   // How far the ghosts reach: reach(), or neighbor.ghost_cutoff when longer.
   double ghost_reach() const { return ghost_reach_; }
+  // The bond and angle types' coefficients by type (index 0 unused; empty
+  // in a run without bonds, angles), as the deck and the data file gave
+  // them, for the outputs that write them (output.data).
+  const std::vector<BondedCoeffs>& bond_coeffs() const { return bond_coeffs_; }
+  const std::vector<BondedCoeffs>& angle_coeffs() const { return angle_coeffs_; }
 
   // The box changes (a barostat, a deformation): every copy of it follows
   // (this rank's sub-box, the halo's shifts on the host and the device, the
@@ -256,6 +261,7 @@ class Simulation {
   bool box_changed_ = false;  // set_box since the last build: rebuild next
   Box box_at_build_;          // the box the list was built in
   double total_mass_ = 0;     // of every atom (thermo's density)
+  std::vector<BondedCoeffs> bond_coeffs_, angle_coeffs_;
   bool virial_tensor_ = false;
   long tensor_step_ = -1;  // the step whose forces wrote the virial tensor
   long steps_run_ = 0;

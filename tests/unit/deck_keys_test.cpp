@@ -49,7 +49,8 @@ TEST_CASE("every deck key is documented in docs/deck.md, and nothing else is", "
 
 TEST_CASE("the loader accepts exactly the keys in the table", "[deck]") {
   CHECK(deck_key_pattern("potential.coeffs[12].epsilon") == "potential.coeffs[].epsilon");
-  CHECK(deck_children("output") == std::vector<std::string>{"thermo", "checkpoint", "trajectory", "metrics", "dump", "xyz"});
+  CHECK(deck_children("output") ==
+        std::vector<std::string>{"thermo", "checkpoint", "trajectory", "metrics", "dump", "xyz", "data"});
   // A key from the table loads; a key that is not refused with the list of
   // the table's keys for that section.
   const std::string base = R"(system:
