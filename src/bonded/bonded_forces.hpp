@@ -148,10 +148,20 @@ class BondForce final : public BondedForceOf<Style> {
     for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
       const AtomId partner = m.bond_atom[b][i];
       const int j = atoms_->partner(map, partner, a, i);
-      if (j < 0)
-        return fmt::format("the bond between atoms {} and {} (type {}): atom {} is not within the ghosts' reach "
-                           "({:g}) of atom {}; the bond is longer than that (raise neighbor.ghost_cutoff)",
-                           a.id[i], partner, m.bond_type[b][i], partner, atoms_->reach(), a.id[i]);
+      if (j < 0) {
+        // A copy beyond the reach may still be the partner's nearest image:
+        // its distance then tells a stretched bond from a missing one.
+        const int far = map.nearest(partner, a.x[i], a.y[i], a.z[i], a);
+        const std::string seen =
+            far < 0 ? std::string()
+                    : fmt::format(" (its nearest copy on this rank is {:.10g} away)",
+                                  std::sqrt(dot3(bonded_detail::minus(a, i, far), bonded_detail::minus(a, i, far))));
+        return fmt::format("the {} bond between atoms {} and {} (type {}): atom {} is not within the ghosts' reach "
+                           "({:g}) of atom {}{}; the bond has stretched beyond it, or the reach is too short "
+                           "(neighbor.ghost_cutoff)",
+                           Style::name, std::min(a.id[i], partner), std::max(a.id[i], partner), m.bond_type[b][i],
+                           partner, atoms_->reach(), a.id[i], seen);
+      }
       const Vec3<double> d = bonded_detail::minus(a, i, j);
       double fb, e;
       if (Style::eval(dot3(d, d), params_[m.bond_type[b][i]], fb, e) == BondStatus::kBroken)

@@ -244,7 +244,7 @@ TEST_CASE("a FENE bond stretched to R0 stops the run naming its atoms and length
                            "\npotential:\n  style: lj/cut\n  cutoff: 1.122462048309373\n  shift: true\n  coeffs:\n"
                            "    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}\n"
                            "bonds: {style: fene, coeffs: [{type: 1, K: 30, R0: 1.5, epsilon: 1, sigma: 1}]}\n"
-                           "special_bonds: fene\nintegrator: {style: nve, dt: 0.005}\nrun: {steps: 1}\n";
+                           "special_bonds: fene\nneighbor: {skin: 0.4}\nintegrator: {style: nve, dt: 0.005}\nrun: {steps: 1}\n";
   Simulation sim(test::deck_from(yaml));
   try {
     sim.setup();
