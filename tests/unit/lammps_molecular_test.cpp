@@ -12,9 +12,12 @@
 #include <string>
 
 #include "run/simulation.hpp"
+#include "molecular_decks.hpp"
 #include "test_support.hpp"
 
 using namespace tessera;
+using test::kHarmonic;
+using test::mol_model;
 using test::reference;
 
 namespace {
@@ -52,28 +55,6 @@ neighbor: {skin: 0.4, every: 1, delay: 0, check: true}
 integrator: {style: nve, dt: 0.012}
 )";
 
-// The bonds' and the unlike pair's coefficients come from the data file
-// (Bond Coeffs, PairIJ Coeffs) in one case and the deck in the others.
-std::string mol_model(const std::string& angles, const std::string& special) {
-  return R"(
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  mixing: none
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-    - {types: [2, 2], epsilon: 0.8, sigma: 1.1}
-    - {types: [1, 2], epsilon: 0.9, sigma: 1.05}
-bonds:
-  style: harmonic
-  coeffs:
-    - {type: 1, K: 200.0, r0: 1.0}
-    - {type: 2, K: 150.0, r0: 1.1}
-angles:
-)" + angles + "special_bonds: " +
-         special + "\nneighbor: {skin: 0.3, every: 1, delay: 0, check: true}\nintegrator: {style: nve, dt: 0.005}\n";
-}
-
 struct Case {
   std::string name;  // reference files: <name>_forces.dump[.gz], <name>_nve_100.csv
   std::string data;
@@ -81,8 +62,6 @@ struct Case {
   std::string forces = name + "_forces.dump";
 };
 
-const std::string kHarmonic = "  style: harmonic\n  coeffs:\n    - {type: 1, K: 50.0, theta0: 110.0}\n"
-                              "    - {type: 2, K: 40.0, theta0: 120.0}\n";
 const std::string kCosine = "  style: cosine\n  coeffs:\n    - {type: 1, K: 20.0}\n    - {type: 2, K: 15.0}\n";
 const std::string kCosineSquared = "  style: cosine/squared\n  coeffs:\n    - {type: 1, K: 30.0, theta0: 110.0}\n"
                                    "    - {type: 2, K: 25.0, theta0: 120.0}\n";
