@@ -5,7 +5,8 @@
 // these helpers return the force on one chosen atom of the bond or angle,
 // and its share of energy and virial (1/2 per atom of a bond, 1/3 per atom
 // of an angle, as LAMMPS tallies per-atom energy and virial).
-// Work in progress (issue 29): nothing calls these yet outside the tests.
+// The CPU's forces (bonded_forces.hpp) and the device's
+// (kernels/device/bonded_forces.hpp) both call them.
 #include <cmath>
 
 #include "bonded/bonded_coeffs.hpp"
