@@ -31,6 +31,17 @@ class DeviceForce {
   // virial tensor is wanted (forces/force.hpp).
   virtual void compute(int pass, DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, bool mixed,
                        const PassOptions& opt) const = 0;
+  // Whether it may run split into inner and outer atoms (rows), the inner
+  // ones before the ghosts have moved: not for a force that reads atoms
+  // its list does not name (bonded partners, found by id).
+  virtual bool splits() const { return true; }
+  // As Force::may_fail and Force::failure, for the last computation over
+  // atoms `a` (failure reads the device).
+  virtual bool may_fail() const { return false; }
+  virtual std::string failure(const DeviceAtoms& a) const {
+    (void)a;
+    return {};
+  }
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

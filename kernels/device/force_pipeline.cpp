@@ -26,7 +26,7 @@ DeviceForcePipeline::DeviceForcePipeline(const SubDomain& sd, double reach,
       overlap_(s, halo),
       sums_(std::make_unique<OrderedSums>()) {
   if (forces_.empty()) throw std::invalid_argument("DeviceForcePipeline: no force to compute");
-  for (const auto& f : forces_) single_pass_ = single_pass_ && f->passes() == 1;
+  for (const auto& f : forces_) single_pass_ = single_pass_ && f->passes() == 1 && f->splits();
   list_.stride = opt.initial_stride;
   list_.clustered = opt.clusters;
   list_.clusters.stride = opt.initial_stride;
@@ -82,6 +82,15 @@ HaloTimes DeviceForcePipeline::halo_times() { return overlap_.times(); }
 
 double DeviceForcePipeline::max_displacement_sq() const {
   return device::max_displacement_sq(stream_, atoms_, list_);
+}
+
+std::string DeviceForcePipeline::failure() const {
+  for (const auto& f : forces_)
+    if (f->may_fail()) {
+      std::string why = f->failure(atoms_);
+      if (!why.empty()) return why;
+    }
+  return {};
 }
 
 DeviceSums DeviceForcePipeline::sums() const { return sums_->thermo(stream_, atoms_); }

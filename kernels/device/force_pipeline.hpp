@@ -96,7 +96,8 @@ class DeviceForcePipeline {
   // once it has landed. Each atom's sums are those of compute_forces(), bit
   // for bit. A cluster list splits by rows: those that read no ghost first.
   // A force of several passes reads ghosts' intermediates in its later
-  // passes, so a list with one runs after the refresh, unsplit.
+  // passes, and a bonded force reads partners its list does not name, so a
+  // list with either runs after the refresh, unsplit.
   template <class Refresh>
   void refresh_and_compute(Refresh&& refresh, const Forward& forward) {
     const bool c = list_.clustered;
@@ -124,6 +125,10 @@ class DeviceForcePipeline {
   bool moved_too_far(double skin) const { return max_displacement_sq() > 0.25 * skin * skin; }
   double max_displacement_sq() const;
   DeviceSums sums() const;
+  // The first failure of the last forces, in list order (DeviceForce::
+  // failure), or "" when none: reads the device, and only forces that may
+  // fail are asked.
+  std::string failure() const;
   TensorSums tensor_sums() const;
 
   DeviceAtoms& atoms() { return atoms_; }
@@ -150,7 +155,7 @@ class DeviceForcePipeline {
   std::unique_ptr<DeviceNeighborBuilder> builder_;
   DeviceNeighborList list_;
   std::vector<std::unique_ptr<DeviceForce>> forces_;
-  bool single_pass_ = true;  // every force of the list has one pass
+  bool single_pass_ = true;  // every force of the list has one pass and splits
   bool virial_tensor_ = false;
   dvec<double> tensor_[6];  // the locals' virial tensor, when asked (PassOptions::tensor)
   StreamOrder positions_ready_, halo_landed_;

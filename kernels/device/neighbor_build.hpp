@@ -9,6 +9,7 @@
 #include <thrust/gather.h>
 #include <thrust/reduce.h>
 
+#include "atoms/molecular_fields.hpp"
 #include "device/cell_bins.hpp"
 #include "device/cluster_list.hpp"
 #include "device/device_atoms.hpp"
@@ -36,8 +37,18 @@ struct ScanNeighbors {
   int stride;
   int* index;
   int* count;
+  // Molecules: the ids and each local's special neighbours (null when the
+  // molecular fields are off). Pairs with factor 0 are left out, as the
+  // CPU's drop_excluded does (neighbor/verlet_builder.cpp).
+  const AtomId* id = nullptr;
+  const AtomId* special[kMaxSpecial] = {};
   TESSERA_HD void operator()(int i) const {
     const double xi = x[i], yi = y[i], zi = z[i];
+    AtomId excluded[kMaxSpecial];
+    int ne = 0;
+    if (special[0])
+      for (int s = 0; s < kMaxSpecial && special[s][i] != 0; ++s)
+        if (special_excluded(special[s][i])) excluded[ne++] = special_partner(special[s][i]);
     const int cx = grid.coord(0, xi), cy = grid.coord(1, yi), cz = grid.coord(2, zi);
     int* row = index + static_cast<long>(i) * stride;
     int k = 0;
@@ -52,6 +63,9 @@ struct ScanNeighbors {
           const double dx = xi - bx[m], dy = yi - by[m], dz = zi - bz[m];
           const int j = binned[m];
           if (dx * dx + dy * dy + dz * dz < reach_sq && j != i) {
+            bool drop = false;
+            for (int e = 0; e < ne; ++e) drop = drop || excluded[e] == id[j];
+            if (drop) continue;
             if (k < stride) row[k] = j;
             ++k;
           }
@@ -115,6 +129,7 @@ class DeviceNeighborBuilder {
     thrust::copy(policy(stream_), a.y.begin(), a.y.begin() + nlocal, nl.y0.begin());
     thrust::copy(policy(stream_), a.z.begin(), a.z.begin() + nlocal, nl.z0.begin());
     ++nl.builds;
+    ++nl.generation;
   }
 
  private:
@@ -148,10 +163,15 @@ class DeviceNeighborBuilder {
     resize_exact(stream_, nl.count, nlocal);
     for (;;) {
       resize_exact(stream_, nl.index, static_cast<std::size_t>(nlocal) * nl.stride);
-      for_each_index(
-          stream_, nlocal,
-          detail::ScanNeighbors{g, raw(bins_.start), raw(bins_.atoms), raw(bx_), raw(by_), raw(bz_), raw(a.x), raw(a.y),
-                                raw(a.z), reach * reach, nl.stride, raw(nl.index), raw(nl.count)});
+      detail::ScanNeighbors scan{g,        raw(bins_.start), raw(bins_.atoms), raw(bx_),      raw(by_),
+                                 raw(bz_), raw(a.x),         raw(a.y),         raw(a.z),      reach * reach,
+                                 nl.stride, raw(nl.index),   raw(nl.count)};
+      if (molecular_fields_on()) {
+        scan.id = raw(a.id);
+        const MolecularArrays m = molecular_arrays(a, [](const auto& v) { return raw(v); });
+        for (int k = 0; k < kMaxSpecial; ++k) scan.special[k] = m.special[k];
+      }
+      for_each_index(stream_, nlocal, scan);
       const int needed = thrust::reduce(policy(stream_), nl.count.begin(), nl.count.end(), 0, MaxOf{});
       if (needed <= nl.stride) break;
       release(stream_, nl.index);  // not held next to the grown rows

@@ -42,6 +42,7 @@ struct DeviceNeighborList {
   // Positions at the last build, for the displacement check.
   dvec<double> x0, y0, z0;
   long builds = 0;
+  long generation = 0;  // builds by this process (builds follows a checkpoint's count): what id maps key on
   long grows = 0;  // builds that found a row longer than stride and ran again
 };
 

@@ -122,6 +122,7 @@ class PipelineEngine final : public DeviceEngine {
                                                        },
                                                        halo_forward(*exchange)));
   }
+  std::string force_failure() const override { return TESSERA_DEVICE_CALL("force checks", pipe_.failure()); }
   HaloOverlap halo_overlap() override {
     const HaloTimes t = TESSERA_DEVICE_CALL("halo times", pipe_.halo_times());
     return {t.halo, t.hidden};

@@ -217,10 +217,11 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   if (talk.quiet) deck.thermo.screen = false;
   int gpu = choose_gpu(deck, backend.empty() ? deck.path + ": backend" : std::string("--backend"), comm);
   Simulation sim(deck);  // every input check happens here, before any file is opened
-  // The device pipeline has no bonded forces yet (issue 29): `auto` runs a
-  // molecular system on the CPU; `cuda` is refused by use_device.
-  if (gpu >= 0 && deck.backend == "auto" && molecular_fields_on()) {
-    fmt::print("tessera: bonds and angles run on the CPU so far: running on the CPU\n");
+  // Molecules with the cluster layout have no device path (its list cannot
+  // drop excluded pairs): `auto` runs them on the CPU; `cuda` is refused by
+  // use_device.
+  if (gpu >= 0 && deck.backend == "auto" && molecular_fields_on() && deck.neighbor.layout == "clusters") {
+    fmt::print("tessera: molecules with neighbor.layout: clusters run on the CPU so far: running on the CPU\n");
     gpu = -1;
   }
   if (gpu >= 0) sim.use_device(make_device_engine(sim, gpu));

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "atoms/atom_fields.hpp"
+#include "core/host_device.hpp"
 #include "core/types.hpp"
 
 namespace tessera {
@@ -19,9 +20,9 @@ inline constexpr int kMaxAngles = 6;
 inline constexpr int kMaxSpecial = 12;
 
 // An angle slot's info: (type << 2) | role; 0 for an empty slot.
-inline int angle_info(int type, int role) { return (type << 2) | role; }
-inline int angle_type_of(int info) { return info >> 2; }
-inline int angle_role_of(int info) { return info & 3; }
+TESSERA_HD inline int angle_info(int type, int role) { return (type << 2) | role; }
+TESSERA_HD inline int angle_type_of(int info) { return info >> 2; }
+TESSERA_HD inline int angle_role_of(int info) { return info & 3; }
 
 // A special neighbour: the partner's id, its level (1: 1-2, 2: 1-3, 3: 1-4)
 // and whether the pair is excluded (special_bonds factor 0), in one id-sized
@@ -29,12 +30,12 @@ inline int angle_role_of(int info) { return info & 3; }
 // Ids stay below 2^56 (atoms/atom_store.hpp's ids are at most 2^40).
 inline constexpr int kSpecialLevelShift = 56;
 inline constexpr AtomId kSpecialExcludedBit = AtomId(1) << 60;
-inline AtomId encode_special(AtomId id, int level, bool excluded) {
+TESSERA_HD inline AtomId encode_special(AtomId id, int level, bool excluded) {
   return id | (AtomId(level) << kSpecialLevelShift) | (excluded ? kSpecialExcludedBit : 0);
 }
-inline AtomId special_partner(AtomId e) { return e & ((AtomId(1) << kSpecialLevelShift) - 1); }
-inline int special_level(AtomId e) { return static_cast<int>((e >> kSpecialLevelShift) & 3); }
-inline bool special_excluded(AtomId e) { return (e & kSpecialExcludedBit) != 0; }
+TESSERA_HD inline AtomId special_partner(AtomId e) { return e & ((AtomId(1) << kSpecialLevelShift) - 1); }
+TESSERA_HD inline int special_level(AtomId e) { return static_cast<int>((e >> kSpecialLevelShift) & 3); }
+TESSERA_HD inline bool special_excluded(AtomId e) { return (e & kSpecialExcludedBit) != 0; }
 
 // Raw pointers to one store's molecular arrays (locals only), by slot.
 struct MolecularArrays {
@@ -47,14 +48,15 @@ struct MolecularArrays {
   AtomId* special[kMaxSpecial] = {};
 };
 
-// The molecular arrays of a host store (std::vector members). Null
+// The molecular arrays of `store` (a host AtomStore or the device's
+// DeviceAtoms), each array's first element given by data(array). Null
 // pointers when the molecular fields are off.
-template <class Store>
-MolecularArrays molecular_arrays(Store& store) {
+template <class Store, class Data>
+MolecularArrays molecular_arrays(Store& store, Data data) {
   MolecularArrays m;
   for_each_field(store, kFieldMolecular, [&](auto& v, const FieldInfo& f) {
     using T = typename std::decay_t<decltype(v)>::value_type;
-    auto* p = const_cast<T*>(v.data());
+    auto* p = const_cast<T*>(data(v));
     const int k = f.component;
     if constexpr (std::is_same_v<T, AtomId>) {
       if (std::strcmp(f.name, "molecule") == 0) m.molecule = p;
@@ -68,6 +70,12 @@ MolecularArrays molecular_arrays(Store& store) {
     }
   });
   return m;
+}
+
+// ... of a host store (std::vector members).
+template <class Store>
+MolecularArrays molecular_arrays(Store& store) {
+  return molecular_arrays(store, [](auto& v) { return v.data(); });
 }
 
 }  // namespace tessera

@@ -5,7 +5,8 @@
 // these helpers return the force on one chosen atom of the bond or angle,
 // and its share of energy and virial (1/2 per atom of a bond, 1/3 per atom
 // of an angle, as LAMMPS tallies per-atom energy and virial).
-// Work in progress (issue 29): nothing calls these yet outside the tests.
+// The CPU's forces (bonded_forces.hpp) and the device's
+// (kernels/device/bonded_forces.hpp) both call them.
 #include <cmath>
 
 #include "bonded/bonded_coeffs.hpp"
@@ -16,6 +17,35 @@ namespace tessera {
 template <class Real>
 struct Vec3 {
   Real x, y, z;
+};
+
+// One atom's bonded sums (force, energy, virial trace and tensor xx yy zz
+// xy xz yz), as the CPU and the device forces add them.
+struct BondedSums {
+  double f[3] = {0, 0, 0}, e = 0, w = 0, t[6] = {0, 0, 0, 0, 0, 0};
+  TESSERA_HD void add_tensor(const double d[3], const double f3[3], double scale) {
+    t[0] += scale * d[0] * f3[0];
+    t[1] += scale * d[1] * f3[1];
+    t[2] += scale * d[2] * f3[2];
+    t[3] += scale * d[0] * f3[1];
+    t[4] += scale * d[0] * f3[2];
+    t[5] += scale * d[1] * f3[2];
+  }
+  // A special pair (d = x_i - x_j, r2 = |d|^2, the pair style's fpair and
+  // energy) that the list counted fully: `drop` (1 - factor) of it comes
+  // off, half of the energy and virial being this atom's, as in the pair
+  // kernel.
+  template <class V>
+  TESSERA_HD void take_off(double drop, const V& d, double r2, double fpair, double energy, bool tensor) {
+    const double fo[3] = {-drop * fpair * d.x, -drop * fpair * d.y, -drop * fpair * d.z};
+    f[0] += fo[0], f[1] += fo[1], f[2] += fo[2];
+    e -= 0.5 * drop * energy;
+    w -= 0.5 * drop * fpair * r2;
+    if (tensor) {
+      const double dd[3] = {d.x, d.y, d.z};
+      add_tensor(dd, fo, 0.5);
+    }
+  }
 };
 
 template <class Real>

@@ -26,17 +26,7 @@ void SpecialPairCorrection::compute_pass(int, AtomStore& a, const NeighborList& 
       const double r2 = dot3(d, d);
       double fpair, energy;
       pair_.eval_pair(a.type[i], a.type[j], r2, fpair, energy);
-      // The list's pair counted fully; (1 - factor) of it comes off, half of
-      // the energy and virial being this atom's, as in the pair kernel.
-      const double drop = 1.0 - factor_[special_level(e) - 1];
-      const double f[3] = {-drop * fpair * d.x, -drop * fpair * d.y, -drop * fpair * d.z};
-      s.f[0] += f[0], s.f[1] += f[1], s.f[2] += f[2];
-      s.e -= 0.5 * drop * energy;
-      s.w -= 0.5 * drop * fpair * r2;
-      if (opt.virial_tensor()) {
-        const double dd[3] = {d.x, d.y, d.z};
-        s.add_tensor(dd, f, 0.5);
-      }
+      s.take_off(1.0 - factor_[special_level(e) - 1], d, r2, fpair, energy, opt.virial_tensor());
     }
     s.write(a, static_cast<std::size_t>(i), opt);
   }

@@ -57,19 +57,32 @@ class BondedAtoms {
   mutable long built_ = -1;
 };
 
+// Why a bond or an angle could not be computed, in the words of every
+// backend (the device's twins, kernels/device/bonded_forces.hpp, say the same).
+inline std::string missing_bond_partner(const char* style, AtomId id, AtomId partner, int type, double reach,
+                                        double nearest_copy = -1) {
+  const std::string seen =
+      nearest_copy < 0 ? std::string() : fmt::format(" (its nearest copy on this rank is {:.10g} away)", nearest_copy);
+  return fmt::format("the {} bond between atoms {} and {} (type {}): atom {} is not within the ghosts' reach "
+                     "({:g}) of atom {}{}; the bond has stretched beyond it, or the reach is too short "
+                     "(neighbor.ghost_cutoff)",
+                     style, std::min(id, partner), std::max(id, partner), type, partner, reach, id, seen);
+}
+inline std::string broken_bond(const char* style, AtomId id, AtomId partner, int type, double length) {
+  return fmt::format("the {} bond between atoms {} and {} (type {}) is broken: its length {:.10g} reached "
+                     "the bond's maximum extent",
+                     style, std::min(id, partner), std::max(id, partner), type, length);
+}
+inline std::string missing_angle_partner(AtomId id, int type, AtomId a, AtomId b, AtomId partner, double reach) {
+  return fmt::format("an angle of atom {} (type {}, with atoms {} and {}): atom {} is not within the ghosts' "
+                     "reach ({:g}) of atom {}; raise neighbor.ghost_cutoff to about two bond lengths",
+                     id, type, a, b, partner, reach, id);
+}
+
 namespace bonded_detail {
 
 // One atom's sums, added to (or stored in) its force, energy and virial.
-struct Sums {
-  double f[3] = {0, 0, 0}, e = 0, w = 0, t[6] = {0, 0, 0, 0, 0, 0};
-  void add_tensor(const double d[3], const double f3[3], double scale) {
-    t[0] += scale * d[0] * f3[0];
-    t[1] += scale * d[1] * f3[1];
-    t[2] += scale * d[2] * f3[2];
-    t[3] += scale * d[0] * f3[1];
-    t[4] += scale * d[0] * f3[2];
-    t[5] += scale * d[1] * f3[2];
-  }
+struct Sums : BondedSums {
   void write(AtomStore& a, std::size_t i, const PassOptions& opt) const {
     double* out[5] = {a.fx.data(), a.fy.data(), a.fz.data(), a.pe.data(), a.virial.data()};
     const double v[5] = {f[0], f[1], f[2], e, w};
@@ -96,6 +109,11 @@ class BondedForceOf : public Force {
   double max_cutoff() const override { return 0; }
   bool may_fail() const override { return true; }
   std::string failure() const override { return failure_; }
+  // The parameters by type (index 0 unused) and the shared atoms: what the
+  // device twin (kernels/device/bonded_forces.hpp) is made from.
+  using StyleType = Style;
+  const std::vector<typename Style::Params>& params() const { return params_; }
+  const BondedAtoms& atoms() const { return *atoms_; }
 
  protected:
   std::vector<typename Style::Params> params_;
@@ -152,23 +170,14 @@ class BondForce final : public BondedForceOf<Style> {
         // A copy beyond the reach may still be the partner's nearest image:
         // its distance then tells a stretched bond from a missing one.
         const int far = map.nearest(partner, a.x[i], a.y[i], a.z[i], a);
-        const std::string seen =
-            far < 0 ? std::string()
-                    : fmt::format(" (its nearest copy on this rank is {:.10g} away)",
-                                  std::sqrt(dot3(bonded_detail::minus(a, i, far), bonded_detail::minus(a, i, far))));
-        return fmt::format("the {} bond between atoms {} and {} (type {}): atom {} is not within the ghosts' reach "
-                           "({:g}) of atom {}{}; the bond has stretched beyond it, or the reach is too short "
-                           "(neighbor.ghost_cutoff)",
-                           Style::name, std::min(a.id[i], partner), std::max(a.id[i], partner), m.bond_type[b][i],
-                           partner, atoms_->reach(), a.id[i], seen);
+        const Vec3<double> df = far < 0 ? Vec3<double>{-1, 0, 0} : bonded_detail::minus(a, i, far);
+        return missing_bond_partner(Style::name, a.id[i], partner, m.bond_type[b][i], atoms_->reach(),
+                                    far < 0 ? -1.0 : std::sqrt(dot3(df, df)));
       }
       const Vec3<double> d = bonded_detail::minus(a, i, j);
       double fb, e;
       if (Style::eval(dot3(d, d), params_[m.bond_type[b][i]], fb, e) == BondStatus::kBroken)
-        return fmt::format("the {} bond between atoms {} and {} (type {}) is broken: its length {:.10g} reached "
-                           "the bond's maximum extent",
-                           Style::name, std::min(a.id[i], partner), std::max(a.id[i], partner), m.bond_type[b][i],
-                           std::sqrt(dot3(d, d)));
+        return broken_bond(Style::name, a.id[i], partner, m.bond_type[b][i], std::sqrt(dot3(d, d)));
     }
     return fmt::format("a bond of atom {} could not be computed", a.id[i]);
   }
@@ -226,11 +235,8 @@ class AngleForce final : public BondedForceOf<Style> {
       for (int g = 0; g < kMaxAngles && m.angle_info[g][i] != 0; ++g)
         for (AtomId partner : {m.angle_a[g][i], m.angle_b[g][i]})
           if (failure_.empty() && atoms_->partner(map, partner, a, i) < 0)
-            failure_ = fmt::format("an angle of atom {} (type {}, with atoms {} and {}): atom {} is not within "
-                                   "the ghosts' reach ({:g}) of atom {}; raise neighbor.ghost_cutoff to about two "
-                                   "bond lengths",
-                                   a.id[i], angle_type_of(m.angle_info[g][i]), m.angle_a[g][i], m.angle_b[g][i],
-                                   partner, atoms_->reach(), a.id[i]);
+            failure_ = missing_angle_partner(a.id[i], angle_type_of(m.angle_info[g][i]), m.angle_a[g][i],
+                                             m.angle_b[g][i], partner, atoms_->reach());
     }
   }
 };
@@ -245,6 +251,10 @@ class SpecialPairCorrection final : public Force {
   const char* name() const override { return "special pairs"; }
   double max_cutoff() const override { return 0; }
   void compute_pass(int, AtomStore& a, const NeighborList& list, const PassOptions& opt) const override;
+  // What the device twin is made from: the pair style and the factors of
+  // levels 1-2, 1-3 and 1-4.
+  const PairStyle& pair() const { return pair_; }
+  const double* factors() const { return factor_; }
 
  private:
   const PairStyle& pair_;

@@ -94,6 +94,10 @@ class DeviceEngine {
   // refresh_ghosts (exchange null) or refresh_halo, then compute_forces,
   // with the forces that need no ghost computed while the ghosts move.
   virtual void refresh_and_compute(const SwapExchange* exchange) = 0;
+  // Why the last forces could not all be computed (a missing bond partner,
+  // a broken FENE bond: Force::failure), or "" when they were: the device's
+  // answer to ForceList::failure, which Simulation::check_forces asks.
+  virtual std::string force_failure() const { return {}; }
   // Seconds of halo refresh over the run, and how many of them ran while
   // forces did (measured on the device).
   struct HaloOverlap {

@@ -129,7 +129,8 @@ void Simulation::add_bonded_forces(const BuiltSystem& sys) {
 // every rank; the rank that found it says why.
 void Simulation::check_forces() const {
   if (!forces_.may_fail()) return;
-  const std::string why = forces_.failure();
+  // On a device the forces ran there: its twins hold the failure.
+  const std::string why = device_ ? device_->force_failure() : forces_.failure();
   if (comm_.max(why.empty() ? 0 : 1) == 0) return;
   if (why.empty()) throw SimulationError("");
   throw SimulationError(
@@ -157,8 +158,9 @@ void Simulation::verify_atoms() const {
 
 void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
   if (ready_) throw std::logic_error("use_device: call it before setup() or restore()");
-  if (engine && molecular_fields_on())
-    throw InputError(fmt::format("{}: bonds and angles run on the cpu backend only so far; set backend: cpu",
+  if (engine && molecular_fields_on() && deck_.neighbor.layout == "clusters")
+    throw InputError(fmt::format("{}: neighbor.layout: clusters cannot hold molecules yet (the cluster list has no "
+                                 "special-pair exclusion): use neighbor.layout: rows, or backend: cpu",
                                  deck_.path));
   device_ = std::move(engine);
   if (!device_) return;

@@ -12,10 +12,11 @@
 #include <string>
 
 #include "run/simulation.hpp"
+#include "molecular_decks.hpp"
 #include "test_support.hpp"
 
 using namespace tessera;
-using test::kMolHarmonicAngles;
+using test::kHarmonic;
 using test::mol_model;
 using test::reference;
 
@@ -66,10 +67,10 @@ const std::string kCosineSquared = "  style: cosine/squared\n  coeffs:\n    - {t
                                    "    - {type: 2, K: 25.0, theta0: 120.0}\n";
 
 const Case kChain{"chain", "chain_melt.data.gz", kChainModel, "chain_forces.dump.gz"};
-const Case kMolHarmonic{"mol_harmonic", "mol_melt.data", mol_model(kMolHarmonicAngles, "{lj: [0, 0.5, 0.8]}")};
+const Case kMolHarmonic{"mol_harmonic", "mol_melt.data", mol_model(kHarmonic, "{lj: [0, 0.5, 0.8]}")};
 const Case kMolCosine{"mol_cosine", "mol_melt.data", mol_model(kCosine, "{lj: [0, 0.5, 0.8]}")};
 const Case kMolCosineSquared{"mol_cosine_squared", "mol_melt.data", mol_model(kCosineSquared, "{lj: [0, 0.5, 0.8]}")};
-const Case kMolExcluded{"mol_harmonic_excl", "mol_melt.data", mol_model(kMolHarmonicAngles, "{lj: [0, 0, 0]}")};
+const Case kMolExcluded{"mol_harmonic_excl", "mol_melt.data", mol_model(kHarmonic, "{lj: [0, 0, 0]}")};
 
 std::string deck(const Case& c, const std::string& data, long steps) {
   return "system: {read_data: " + data + "}\n" + c.model + "run: {steps: " + std::to_string(steps) + "}\n";

@@ -22,34 +22,6 @@ inline std::string reference(const std::string& name) { return std::string(TESSE
 // A deck from YAML text; `path` only names it in messages.
 inline Deck deck_from(const std::string& yaml, const std::string& path = "test.yaml") { return parse_deck(yaml, path); }
 
-// The deck of the two-type molecular melt tests/reference/mol_melt.data
-// (lammps_molecular_test.cpp, topology_outputs_test.cpp) past its system:
-// the pair, harmonic bonds, the given `angles:` body and special_bonds.
-inline std::string mol_model(const std::string& angles, const std::string& special) {
-  return R"(
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  mixing: none
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-    - {types: [2, 2], epsilon: 0.8, sigma: 1.1}
-    - {types: [1, 2], epsilon: 0.9, sigma: 1.05}
-bonds:
-  style: harmonic
-  coeffs:
-    - {type: 1, K: 200.0, r0: 1.0}
-    - {type: 2, K: 150.0, r0: 1.1}
-angles:
-)" + angles +
-         "special_bonds: " + special +
-         "\nneighbor: {skin: 0.3, every: 1, delay: 0, check: true}\nintegrator: {style: nve, dt: 0.005}\n";
-}
-
-// The melt's harmonic angles, an `angles:` body for mol_model.
-inline constexpr const char kMolHarmonicAngles[] =
-    "  style: harmonic\n  coeffs:\n    - {type: 1, K: 50.0, theta0: 110.0}\n    - {type: 2, K: 40.0, theta0: 120.0}\n";
-
 // A small LJ deck; `extra` is appended verbatim (YAML), `body` replaces the defaults.
 inline std::string lj_lattice_yaml(int cells, double temperature, long steps, const std::string& integrator,
                                    bool shift = false) {

@@ -17,13 +17,14 @@
 #include "io/topology_writer.hpp"
 #include "run/simulation.hpp"
 #include "system/build_system.hpp"
+#include "molecular_decks.hpp"
 #include "test_support.hpp"
 
 using namespace tessera;
 
 namespace {
 
-const std::string kMelt = test::mol_model(test::kMolHarmonicAngles, "{lj: [0, 0.5, 0.8]}") + "run: {steps: 0}\n";
+const std::string kMelt = test::mol_model(test::kHarmonic, "{lj: [0, 0.5, 0.8]}") + "run: {steps: 0}\n";
 
 using Bond = std::array<std::int64_t, 3>;   // type, smaller id, larger id
 using Angle = std::array<std::int64_t, 4>;  // type, end, vertex, end
