@@ -176,7 +176,8 @@ struct BondSlots {
     for (int b = 0; b < kMaxBonds && k.m.bond_type[b][i] != 0; ++b) {
       const int j = k.map.partner(k.m.bond_atom[b][i], x[i], y[i], z[i]);
       if (j < 0) {
-        if (code == 0) code = failure_code(kMissing, b, 0, -1);
+        // The nearest copy beyond the reach, if any, for the message.
+        if (code == 0) code = failure_code(kMissing, b, 0, k.map.nearest(k.m.bond_atom[b][i], x[i], y[i], z[i]));
         continue;
       }
       const Vec3<double> d{x[i] - x[j], y[i] - y[j], z[i] - z[j]};
@@ -361,13 +362,14 @@ class DeviceBondForce final : public DeviceBondedOf<Style, detail::BondSlots> {
     const int b = static_cast<int>((code >> 2) & 15);
     const AtomId partner = this->read_one(m.bond_atom[b], i);
     const int type = this->read_one(m.bond_type[b], i);
-    if ((code & 3) == detail::kMissing) return missing_bond_partner(Style::name, id, partner, type, reach_);
-    const long j = static_cast<long>((code >> 8) - 1);
+    const long j = static_cast<long>((code >> 8) - 1);  // the partner's copy, or -1
     double r2 = 0;
     for (const dvec<double>* c : {&a.x, &a.y, &a.z}) {
-      const double dc = this->read_one(raw(*c), i) - this->read_one(raw(*c), j);
+      const double dc = j < 0 ? 0.0 : this->read_one(raw(*c), i) - this->read_one(raw(*c), j);
       r2 += dc * dc;
     }
+    if ((code & 3) == detail::kMissing)
+      return missing_bond_partner(Style::name, id, partner, type, reach_, j < 0 ? -1.0 : std::sqrt(r2));
     return broken_bond(Style::name, id, partner, type, std::sqrt(r2));
   }
 };

@@ -2,7 +2,6 @@
 // Coefficients of one bond or angle type, in the order of the style's
 // coeff_names (LAMMPS's bond_coeff / angle_coeff order), as the deck or a
 // data file's Bond Coeffs / Angle Coeffs section gives them.
-// Work in progress (issue 29): see docs/wip-molecules.md.
 #include <array>
 
 namespace tessera {

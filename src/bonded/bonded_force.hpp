@@ -1,7 +1,7 @@
 #pragma once
 // The geometry shared by every bond and angle style: from a style's scalar
 // answer (fbond, or dE/dcos(theta)) to Cartesian forces. Each atom computes
-// the bonded force on itself only (the design of docs/wip-molecules.md), so
+// the bonded force on itself only (docs/algorithms.md §3.5), so
 // these helpers return the force on one chosen atom of the bond or angle,
 // and its share of energy and virial (1/2 per atom of a bond, 1/3 per atom
 // of an angle, as LAMMPS tallies per-atom energy and virial).

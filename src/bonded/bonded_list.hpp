@@ -1,9 +1,8 @@
 #pragma once
 // Every bond and angle style Tessera has, for the tables that must hold
-// them all (a future CPU registry like potentials/registry.cpp and the
-// device engines). Adding a style: its header here and its name in the
-// list; the unit tests (tests/unit/bonded_test.cpp) then check it.
-// Work in progress (issue 29): see docs/wip-molecules.md.
+// them all (bonded/bonded_registry.hpp, the deck, the device engine).
+// Adding a style: its header here and its name in the list; the unit tests
+// (tests/unit/bonded_test.cpp) then check it.
 #include "bonded/angle_cosine.hpp"
 #include "bonded/angle_cosine_squared.hpp"
 #include "bonded/angle_harmonic.hpp"

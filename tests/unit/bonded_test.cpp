@@ -1,4 +1,4 @@
-// Bond and angle functors (src/bonded, issue 29 work in progress): energies
+// Bond and angle functors (src/bonded): energies
 // and forces against closed forms and against central differences of the
 // energy. Every style in bonded/bonded_list.hpp is put under the
 // finite-difference tests by the list itself.
@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "bonded/bonded_force.hpp"
-#include "bonded/bonded_host.hpp"
 #include "bonded/bonded_list.hpp"
 #include "bonded/bonded_registry.hpp"
 
@@ -311,106 +310,4 @@ void check_angles_float(BondedStyleList<Styles...>) {
 TEST_CASE("every bonded style also runs in float, as mixed precision would", "[bonded]") {
   check_bonds_float(BondStyles{});
   check_angles_float(AngleStyles{});
-}
-
-namespace {
-double bond_energy_at(const BondFENE::Params& p, const double* a, const double* b) {
-  const double r2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
-  double f, e;
-  BondFENE::eval(r2, p, f, e);
-  return e;
-}
-// A 5-bead chain across the periodic x face of a 10^3 box: FENE bonds
-// 1-2 .. 4-5, cosine/squared angles 1-2-3 .. 3-4-5 (the middle one type 2).
-struct Chain {
-  Box box;
-  std::vector<double> x{9.3, 0.2, 1.0, 1.3, 2.1}, y{5.0, 5.4, 4.8, 5.7, 6.0}, z{5.0, 5.1, 5.6, 6.3, 6.0};
-  std::vector<AtomId> id{1, 2, 3, 4, 5};
-  MolecularTopology topo;
-  std::vector<BondFENE::Params> bp;
-  std::vector<AngleCosineSquared::Params> ap;
-  Chain() {
-    for (int d = 0; d < 3; ++d) box.hi[d] = 10;
-    topo.nbond_types = 1;
-    topo.nangle_types = 2;
-    for (AtomId k = 1; k <= 4; ++k) topo.bonds.push_back(MolecularTopology::Bond{k, 1, {k, k + 1}});
-    for (AtomId k = 1; k <= 3; ++k)
-      topo.angles.push_back(MolecularTopology::Angle{k, k == 2 ? 2 : 1, {k, k + 1, k + 2}});
-    bp = {BondFENE::Params{}, BondFENE::params(BondedCoeffs{{30, 1.5, 1, 1}})};
-    ap = {AngleCosineSquared::Params{}, AngleCosineSquared::params(BondedCoeffs{{2.2, 120, 0, 0}}),
-          AngleCosineSquared::params(BondedCoeffs{{1.1, 150, 0, 0}})};
-  }
-  BondedResult forces() const {
-    return bonded_forces_host<BondFENE, AngleCosineSquared>(x, y, z, id, box, distribute_topology(topo, id, 2, 3), bp,
-                                                            ap);
-  }
-  double energy() const {
-    const BondedResult r = forces();
-    double e = 0;
-    for (double v : r.pe) e += v;
-    return e;
-  }
-};
-}  // namespace
-
-TEST_CASE("per-atom bonded forces across a periodic face: the gradient of the total energy, summing to zero",
-          "[bonded]") {
-  Chain c;
-  const BondedResult r = c.forces();
-  double sx = 0, sy = 0, sz = 0;
-  for (std::size_t k = 0; k < 5; ++k) {
-    sx += r.fx[k];
-    sy += r.fy[k];
-    sz += r.fz[k];
-  }
-  CHECK(sx == Approx(0).margin(1e-10));
-  CHECK(sy == Approx(0).margin(1e-10));
-  CHECK(sz == Approx(0).margin(1e-10));
-  CHECK(r.stretched == 0);
-  // The total, from per-atom shares, equals the sum over bonds and angles.
-  double direct = 0;
-  const double pos[5][3] = {{-0.7, 5.0, 5.0}, {0.2, 5.4, 5.1}, {1.0, 4.8, 5.6}, {1.3, 5.7, 6.3}, {2.1, 6.0, 6.0}};
-  for (int k = 0; k < 4; ++k) direct += bond_energy_at(c.bp[1], pos[k], pos[k + 1]);
-  for (int k = 0; k < 3; ++k) {
-    const V d1{pos[k][0] - pos[k + 1][0], pos[k][1] - pos[k + 1][1], pos[k][2] - pos[k + 1][2]};
-    const V d2{pos[k + 2][0] - pos[k + 1][0], pos[k + 2][1] - pos[k + 1][1], pos[k + 2][2] - pos[k + 1][2]};
-    V f1, f2, f3;
-    double e, w;
-    angle_forces<AngleCosineSquared>(d1, d2, c.ap[k == 1 ? 2 : 1], f1, f2, f3, e, w);
-    direct += e;
-  }
-  CHECK(c.energy() == Approx(direct).epsilon(1e-13));
-  // Force = minus the gradient of the total energy, per atom and component.
-  const double h = 1e-6;
-  for (std::size_t k = 0; k < 5; ++k)
-    for (int d = 0; d < 3; ++d) {
-      std::vector<double>& coord = d == 0 ? c.x : (d == 1 ? c.y : c.z);
-      const double keep = coord[k];
-      coord[k] = keep + h;
-      const double ep = c.energy();
-      coord[k] = keep - h;
-      const double em = c.energy();
-      coord[k] = keep;
-      const double f = d == 0 ? r.fx[k] : (d == 1 ? r.fy[k] : r.fz[k]);
-      INFO("atom " << c.id[k] << " component " << d);
-      CHECK(f == Approx(-(ep - em) / (2 * h)).epsilon(1e-6).margin(1e-6));
-    }
-}
-
-TEST_CASE("per-atom topology: capacity, missing partners and broken FENE bonds are errors naming atoms", "[bonded]") {
-  Chain c;
-  CHECK_THROWS_WITH(distribute_topology(c.topo, c.id, 1, 3),
-                    Catch::Contains("atom 2 is in more than 1 bonds (bond 2 is one too many)"));
-  CHECK_THROWS_WITH(distribute_topology(c.topo, c.id, 2, 2),
-                    Catch::Contains("atom 3 is in more than 2 angles (angle 3 is one too many)"));
-  // Atoms 1-4 here, 5 elsewhere: atom 4's bond partner is missing.
-  const std::vector<AtomId> four{1, 2, 3, 4};
-  const auto t = distribute_topology(c.topo, four, 2, 3);
-  CHECK_THROWS_WITH(
-      (bonded_forces_host<BondFENE, AngleCosineSquared>(
-          std::vector<double>(c.x.begin(), c.x.begin() + 4), std::vector<double>(c.y.begin(), c.y.begin() + 4),
-          std::vector<double>(c.z.begin(), c.z.begin() + 4), four, c.box, t, c.bp, c.ap)),
-      Catch::Contains("has a bonded partner 5 that is not here"));
-  c.x[4] = 3.0;  // bond 4-5 stretched to about 1.8 > R0 = 1.5
-  CHECK_THROWS_WITH(c.forces(), Catch::Contains("bond of atoms 4 and 5 is stretched to"));
 }
