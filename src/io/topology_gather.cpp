@@ -14,6 +14,7 @@ namespace {
 // columns after it (`key` gives their order), then by type.
 template <std::size_t W>
 void sort_rows(std::vector<std::int64_t>& flat, const std::array<int, W - 1>& key) {
+  if (flat.empty()) return;  // memcpy from an empty vector's null data() is undefined
   std::vector<std::array<std::int64_t, W>> rows(flat.size() / W);
   std::memcpy(rows.data(), flat.data(), flat.size() * sizeof(std::int64_t));
   std::sort(rows.begin(), rows.end(), [&](const auto& p, const auto& q) {
