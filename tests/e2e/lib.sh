@@ -82,3 +82,33 @@ YAML
     fi
   } > "$file"
 }
+# The model of LAMMPS's two-type molecular melt (tests/reference/mol_melt.data,
+# as tests/unit/molecular_decks.hpp gives it): mol_pair prints its
+# `potential:` block, mol_bonded its harmonic bonds and angles; the callers
+# add special_bonds and the rest of their decks.
+mol_pair() {
+  cat <<'YAML'
+potential:
+  style: lj/cut
+  cutoff: 2.5
+  mixing: none
+  coeffs:
+    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
+    - {types: [2, 2], epsilon: 0.8, sigma: 1.1}
+    - {types: [1, 2], epsilon: 0.9, sigma: 1.05}
+YAML
+}
+mol_bonded() {
+  cat <<'YAML'
+bonds:
+  style: harmonic
+  coeffs:
+    - {type: 1, K: 200.0, r0: 1.0}
+    - {type: 2, K: 150.0, r0: 1.1}
+angles:
+  style: harmonic
+  coeffs:
+    - {type: 1, K: 50.0, theta0: 110.0}
+    - {type: 2, K: 40.0, theta0: 120.0}
+YAML
+}

@@ -20,27 +20,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 
 # mol_deck FILE BACKEND LAYOUT CSV
 mol_deck() {
-  cat > "$1" <<YAML
-backend: $2
-system: {read_data: $src/tests/reference/mol_melt.data}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  mixing: none
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-    - {types: [2, 2], epsilon: 0.8, sigma: 1.1}
-    - {types: [1, 2], epsilon: 0.9, sigma: 1.05}
-bonds:
-  style: harmonic
-  coeffs:
-    - {type: 1, K: 200.0, r0: 1.0}
-    - {type: 2, K: 150.0, r0: 1.1}
-angles:
-  style: harmonic
-  coeffs:
-    - {type: 1, K: 50.0, theta0: 110.0}
-    - {type: 2, K: 40.0, theta0: 120.0}
+  { echo "backend: $2"; echo "system: {read_data: $src/tests/reference/mol_melt.data}"; mol_pair; mol_bonded
+    cat <<YAML; } > "$1"
 special_bonds: {lj: [0, 0.5, 0.8]}
 neighbor: {skin: 0.3, every: 1, delay: 0, check: true, layout: $3}
 integrator: {style: nve, dt: 0.005}

@@ -33,18 +33,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 # logged LOG COMMAND...: runs it with its output in LOG, shown if it fails.
 logged() { local log=$1; shift; "$@" > "$log" 2>&1 || { cat "$log"; return 1; }; }
 
-# pair_model: the lammps_molecular_test deck's melt (tests/unit/test_support.hpp's
-# mol_model) without its bonds and angles; model: with them, harmonic.
+# pair_model: the lammps_molecular_test deck's melt (lib.sh's mol_pair,
+# tests/unit/molecular_decks.hpp's mol_model) without its bonds and angles;
+# model: with them, harmonic.
 pair_model() {
+  mol_pair
   cat <<YAML
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  mixing: none
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-    - {types: [2, 2], epsilon: 0.8, sigma: 1.1}
-    - {types: [1, 2], epsilon: 0.9, sigma: 1.05}
 special_bonds: {lj: [0, 0.5, 0.8]}
 neighbor: {skin: 0.3, every: 1, delay: 0, check: true}
 integrator: {style: nve, dt: 0.005}
@@ -52,18 +46,7 @@ YAML
 }
 model() {
   pair_model
-  cat <<YAML
-bonds:
-  style: harmonic
-  coeffs:
-    - {type: 1, K: 200.0, r0: 1.0}
-    - {type: 2, K: 150.0, r0: 1.1}
-angles:
-  style: harmonic
-  coeffs:
-    - {type: 1, K: 50.0, theta0: 110.0}
-    - {type: 2, K: 40.0, theta0: 120.0}
-YAML
+  mol_bonded
 }
 # deck FILE BASE DATA_OUTPUT: 20 steps from mol_melt.data, thermo every 10,
 # the H5MD trajectory BASE.h5md (and so BASE.data), the LAMMPS dump

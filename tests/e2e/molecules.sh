@@ -21,14 +21,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 columns="columns: [step, temp, pe, ke, etotal, press]"
 cat > mol.yaml <<YAML
 system: {read_data: $src/tests/reference/mol_melt.data}
-potential:
-  style: lj/cut
-  cutoff: 2.5
-  mixing: none
-  coeffs:
-    - {types: [1, 1], epsilon: 1.0, sigma: 1.0}
-    - {types: [2, 2], epsilon: 0.8, sigma: 1.1}
-    - {types: [1, 2], epsilon: 0.9, sigma: 1.05}
+$(mol_pair)
 bonds: {style: harmonic}
 angles:
   style: harmonic
