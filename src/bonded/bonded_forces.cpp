@@ -11,6 +11,10 @@ SpecialPairCorrection::SpecialPairCorrection(const PairStyle& pair, const double
 void SpecialPairCorrection::compute_pass(int, AtomStore& a, const NeighborList& list, const PassOptions& opt) const {
   const IdMap& map = atoms_->map(a, list);
   const MolecularArrays m = molecular_arrays(a);
+  partners_.refresh(a, map, list.builds, [&](int k, long i) {
+    const AtomId e = m.special[k][i];
+    return e == 0 || special_excluded(e) ? AtomId{0} : special_partner(e);
+  });
   const long n = static_cast<long>(a.nlocal);
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < n; ++i) {
@@ -20,7 +24,7 @@ void SpecialPairCorrection::compute_pass(int, AtomStore& a, const NeighborList& 
       if (special_excluded(e)) continue;  // not in the list at all
       // A partner this rank does not see is beyond the halo's reach, so
       // beyond every pair cutoff: no pair to correct.
-      const int j = map.nearest(special_partner(e), a.x[i], a.y[i], a.z[i], a);
+      const int j = partners_.at[k][i];
       if (j < 0) continue;
       const Vec3<double> d = bonded_detail::minus(a, static_cast<std::size_t>(i), j);
       const double r2 = dot3(d, d);

@@ -85,6 +85,8 @@ struct NeighborSpec {
   int delay = 0;
   bool check = true;
   bool sort = true;
+  // Sort at every sort_every-th list build only (the first build always).
+  int sort_every = 1;
   // "rows" (per-atom Verlet rows) or "clusters" (device only: a cluster list,
   // kernels/device/cluster_list.hpp).
   std::string layout = "rows";

@@ -60,6 +60,7 @@ std::vector<std::string> build_table() {
       "neighbor.delay",
       "neighbor.check",
       "neighbor.sort",
+      "neighbor.sort_every",
       "neighbor.layout",
       "neighbor.ghost_cutoff",
       "integrator",

@@ -385,6 +385,7 @@ NeighborSpec read_neighbor(const YamlSection& s, const Units& units) {
   n.delay = static_cast<int>(delay);
   n.check = s.boolean("check", true);
   n.sort = s.boolean("sort", true);
+  n.sort_every = static_cast<int>(s.has("sort_every") ? positive_int(s, "sort_every", 1000000) : 1);
   n.layout = s.string("layout", "rows");
   n.ghost_cutoff = s.number("ghost_cutoff", 0.0);
   n.ghost_cutoff_at = s.where("ghost_cutoff");

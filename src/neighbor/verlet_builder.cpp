@@ -9,22 +9,32 @@
 namespace tessera {
 
 namespace {
-// Cells at least reach/2 wide: atoms within reach lie at most 2 cells away.
-// Smaller cells than reach waste less of the searched volume on corners.
-constexpr int kReach = 2;
+// How many cells out the search reaches: cells reach/2 wide (2) waste less
+// of the searched volume on corners than cells reach wide (1), but only pay
+// when a cell holds atoms enough; at fewer than kFineCellAtoms per half-width
+// cell (a WCA melt: 0.37), the per-row overhead of 25 short rows costs more
+// than scanning the 9 rows of wider cells (benchmarks/NOTES.md, chain race).
+constexpr int kMaxReach = 2;
+constexpr double kFineCellAtoms = 1.0;
 
-// Per-axis distance from coordinate v (in cell c) to the cells c-2 .. c+2,
+int reach_in_cells(int natoms, const double lo[3], const double hi[3], double reach) {
+  const double volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  const double half = 0.5 * reach;
+  return volume > 0 && natoms / volume * half * half * half >= kFineCellAtoms ? 2 : 1;
+}
+
+// Per-axis distance from coordinate v (in cell c) to the cells c-r .. c+r,
 // squared, shrunk by a hair so that rounding in the cell bounds never prunes
 // a cell that holds a neighbour (pruning is only a shortcut: the distance
 // test below decides membership).
-void cell_gaps(const CellGrid& g, int d, double v, int c, double gap2[2 * kReach + 1]) {
+void cell_gaps(const CellGrid& g, int d, double v, int c, int r, double* gap2) {
   const double w = 1.0 / g.inv_size[d], slack = 1e-9 * w;
-  for (int o = -kReach; o <= kReach; ++o) {
+  for (int o = -r; o <= r; ++o) {
     double gap = 0;
     if (o < 0) gap = v - (g.lo[d] + (c + o + 1) * w);
     if (o > 0) gap = (g.lo[d] + (c + o) * w) - v;
     gap = gap > slack ? gap - slack : 0.0;
-    gap2[o + kReach] = gap * gap;
+    gap2[o + r] = gap * gap;
   }
 }
 
@@ -40,6 +50,19 @@ int drop_excluded(const MolecularArrays& m, std::size_t i, const AtomId* id, int
     if (special_excluded(m.special[s][i])) excluded[ne++] = special_partner(m.special[s][i]);
   if (ne == 0) return k;
   int kept = 0;
+  if (ne <= 4) {
+    // The usual case (a chain's two bonded neighbours), without branches:
+    // the unused entries hold -1, which no atom id is.
+    for (int e = ne; e < 4; ++e) excluded[e] = -1;
+    for (int p = 0; p < k; ++p) {
+      const int j = found[p];
+      const AtomId idj = id[j];
+      const bool drop = (idj == excluded[0]) | (idj == excluded[1]) | (idj == excluded[2]) | (idj == excluded[3]);
+      found[kept] = j;
+      kept += !drop;
+    }
+    return kept;
+  }
   for (int p = 0; p < k; ++p) {
     const AtomId j = id[found[p]];
     bool drop = false;
@@ -53,15 +76,17 @@ int drop_excluded(const MolecularArrays& m, std::size_t i, const AtomId* id, int
 
 // List order: cell rows by (z, y) offset, then x, then bin order within a
 // cell, i.e. increasing bin position along each row. The order fixes the
-// force summation order, so it depends only on the positions.
+// force summation order, so it depends only on the positions and the
+// region searched (which also sets the cell width, reach_in_cells).
 void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach, NeighborList& nl) {
   double lo[3], hi[3];
   for (int d = 0; d < 3; ++d) {
     lo[d] = sd.lo[d] - reach;
     hi[d] = sd.hi[d] + reach;
   }
-  const CellGrid g = CellGrid::cover(lo, hi, reach / kReach);
   const int nall = static_cast<int>(a.nall());
+  const int kReach = reach_in_cells(nall, lo, hi, reach);
+  const CellGrid g = CellGrid::cover(lo, hi, reach / kReach);
   const int nlocal = static_cast<int>(a.nlocal);
   bin_atoms(g, a.x.data(), a.y.data(), a.z.data(), nall, bins_);
   gather_binned_positions(a.x.data(), a.y.data(), a.z.data(), bins_);
@@ -81,35 +106,9 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
     const int stride = nl.stride;
 #pragma omp parallel reduction(max : needed)
     {
-      std::vector<int> found;          // one atom's neighbours, before the stride check
-#pragma omp for schedule(dynamic, 64)  // per-atom results: any schedule gives the same list
-      for (int i = 0; i < nlocal; ++i) {
-        const double xi = a.x[i], yi = a.y[i], zi = a.z[i];
-        const int c[3] = {g.coord(0, xi), g.coord(1, yi), g.coord(2, zi)};
-        double gx[2 * kReach + 1], gy[2 * kReach + 1], gz[2 * kReach + 1];
-        cell_gaps(g, 0, xi, c[0], gx);
-        cell_gaps(g, 1, yi, c[1], gy);
-        cell_gaps(g, 2, zi, c[2], gz);
-        int k = 0;
-        for (int dz = -kReach; dz <= kReach; ++dz) {
-          const int oz = c[2] + dz;
-          if (oz < 0 || oz >= g.n[2] || gz[dz + kReach] >= reach_sq) continue;
-          for (int dy = -kReach; dy <= kReach; ++dy) {
-            const int oy = c[1] + dy;
-            const double gyz = gz[dz + kReach] + gy[dy + kReach];
-            if (oy < 0 || oy >= g.n[1] || gyz >= reach_sq) continue;
-            // The cells of this row that can hold neighbours are contiguous
-            // in x, so their atoms are one run of the bins.
-            int x0 = std::max(c[0] - kReach, 0), x1 = std::min(c[0] + kReach, g.n[0] - 1);
-            while (x0 < c[0] && gyz + gx[x0 - c[0] + kReach] >= reach_sq) ++x0;
-            while (x1 > c[0] && gyz + gx[x1 - c[0] + kReach] >= reach_sq) --x1;
-            const int m0 = start[g.index(x0, oy, oz)], m1 = start[g.index(x1, oy, oz) + 1];
-            const std::size_t room = k + (m1 - m0) + 16;
-            if (found.size() < room) found.resize(2 * room);
-            k += scan(bins_.x.data() + m0, bins_.y.data() + m0, bins_.z.data() + m0, bins_.atoms.data() + m0, m1 - m0,
-                      xi, yi, zi, reach_sq, i, found.data() + k);
-          }
-        }
+      std::vector<int> found;  // one atom's neighbours, before the stride check
+      // Atom i's k neighbours in found, to its row of the list.
+      auto finish = [&](int i, int k) {
         if (specials && mol.special[0][i] != 0) k = drop_excluded(mol, static_cast<std::size_t>(i), a.id.data(), found.data(), k);
         // Padding with i itself, whose distance is 0: never a neighbour, but
         // a valid index for a kernel that loads whole lane blocks.
@@ -119,6 +118,77 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
         std::copy(found.begin(), found.begin() + padded, nl.index.begin() + static_cast<long>(i) * stride);
         nl.count[i] = k;
         needed = std::max(needed, k);
+      };
+      if (kReach == 1) {
+        // Cells reach wide hold few atoms each: the 9 rows of a cell's 27
+        // neighbours are gathered once into one run of candidates, which
+        // each of its atoms then scans in one vector pass. The candidates
+        // are in the row order of the per-atom search below, and pruning a
+        // row only skips atoms out of reach, so the lists are the same.
+        std::vector<double> cx, cy, cz;
+        std::vector<int> ca;
+#pragma omp for schedule(dynamic, 16)  // per-atom results: any schedule gives the same list
+        for (int cell = 0; cell < g.count(); ++cell) {
+          const int b0 = start[cell], b1 = start[cell + 1];
+          bool has_local = false;
+          for (int m = b0; m < b1 && !has_local; ++m) has_local = bins_.atoms[m] < nlocal;
+          if (!has_local) continue;
+          const int ox = cell % g.n[0], oy0 = (cell / g.n[0]) % g.n[1], oz0 = cell / (g.n[0] * g.n[1]);
+          const int x0 = std::max(ox - 1, 0), x1 = std::min(ox + 1, g.n[0] - 1);
+          int nc = 0;
+          for (int oz = std::max(oz0 - 1, 0); oz <= std::min(oz0 + 1, g.n[2] - 1); ++oz)
+            for (int oy = std::max(oy0 - 1, 0); oy <= std::min(oy0 + 1, g.n[1] - 1); ++oy) {
+              const int m0 = start[g.index(x0, oy, oz)], m1 = start[g.index(x1, oy, oz) + 1];
+              if (ca.size() < static_cast<std::size_t>(nc + m1 - m0))
+                for (auto* v : {&cx, &cy, &cz}) v->resize(2 * (nc + m1 - m0));
+              if (ca.size() < static_cast<std::size_t>(nc + m1 - m0)) ca.resize(2 * (nc + m1 - m0));
+              // A few atoms per row: plain loops beat memmove's set-up.
+              for (int m = m0; m < m1; ++m, ++nc) {
+                cx[nc] = bins_.x[m];
+                cy[nc] = bins_.y[m];
+                cz[nc] = bins_.z[m];
+                ca[nc] = bins_.atoms[m];
+              }
+            }
+          if (found.size() < static_cast<std::size_t>(nc + 16)) found.resize(2 * (nc + 16));
+          for (int m = b0; m < b1; ++m) {
+            const int i = bins_.atoms[m];
+            if (i >= nlocal) continue;
+            finish(i, scan(cx.data(), cy.data(), cz.data(), ca.data(), nc, a.x[i], a.y[i], a.z[i], reach_sq, i,
+                           found.data()));
+          }
+        }
+      } else {
+#pragma omp for schedule(dynamic, 64)  // per-atom results: any schedule gives the same list
+        for (int i = 0; i < nlocal; ++i) {
+          const double xi = a.x[i], yi = a.y[i], zi = a.z[i];
+          const int c[3] = {g.coord(0, xi), g.coord(1, yi), g.coord(2, zi)};
+          double gx[2 * kMaxReach + 1], gy[2 * kMaxReach + 1], gz[2 * kMaxReach + 1];
+          cell_gaps(g, 0, xi, c[0], kReach, gx);
+          cell_gaps(g, 1, yi, c[1], kReach, gy);
+          cell_gaps(g, 2, zi, c[2], kReach, gz);
+          int k = 0;
+          for (int dz = -kReach; dz <= kReach; ++dz) {
+            const int oz = c[2] + dz;
+            if (oz < 0 || oz >= g.n[2] || gz[dz + kReach] >= reach_sq) continue;
+            for (int dy = -kReach; dy <= kReach; ++dy) {
+              const int oy = c[1] + dy;
+              const double gyz = gz[dz + kReach] + gy[dy + kReach];
+              if (oy < 0 || oy >= g.n[1] || gyz >= reach_sq) continue;
+              // The cells of this row that can hold neighbours are contiguous
+              // in x, so their atoms are one run of the bins.
+              int x0 = std::max(c[0] - kReach, 0), x1 = std::min(c[0] + kReach, g.n[0] - 1);
+              while (x0 < c[0] && gyz + gx[x0 - c[0] + kReach] >= reach_sq) ++x0;
+              while (x1 > c[0] && gyz + gx[x1 - c[0] + kReach] >= reach_sq) --x1;
+              const int m0 = start[g.index(x0, oy, oz)], m1 = start[g.index(x1, oy, oz) + 1];
+              const std::size_t room = k + (m1 - m0) + 16;
+              if (found.size() < room) found.resize(2 * room);
+              k += scan(bins_.x.data() + m0, bins_.y.data() + m0, bins_.z.data() + m0, bins_.atoms.data() + m0,
+                        m1 - m0, xi, yi, zi, reach_sq, i, found.data() + k);
+            }
+          }
+          finish(i, k);
+        }
       }
     }
     if (needed <= nl.stride) break;

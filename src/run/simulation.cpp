@@ -202,7 +202,9 @@ void Simulation::rebuild() {
   if (comm_.parallel()) migrate(backend_->halo_atoms());
   backend_->wrap(box_);
   verify_atoms();
-  if (deck_.neighbor.sort) {
+  // Counted in builds, which a checkpoint keeps: a restarted run sorts at
+  // the same builds as a straight one.
+  if (deck_.neighbor.sort && neighbor_builds() % deck_.neighbor.sort_every == 0) {
     timers_.next(Phase::kNeighbor);
     backend_->sort(sub_, 0.5 * reach_);
   }
