@@ -173,7 +173,7 @@ def report(args):
     out += ["", "## Setup", "",
             f"- Machine: {model.group(1) if model else '?'}, {os.cpu_count()} logical CPUs; "
             f"load average before -> after: {args.load} (the timings are only comparable on an idle machine)",
-            f"- Cores used: {args.cores} (Tessera: 1 process, {args.cores} OpenMP threads; "
+            f"- Cores used: {args.cores} (Tessera: {args.tessera_layout}; "
             f"LAMMPS: {args.cores} MPI ranks, 1 thread each)",
             f"- Tessera commit: `{args.commit}`; `tessera --version`: {args.tessera_version}",
             f"- Tessera build: {args.build_flags}",
@@ -243,7 +243,7 @@ def main():
     c.add_argument("--physics", required=True, help="run.sh's key=value file: style density temp cutoff coeffs")
     r = sub.add_parser("report", help="medians, markdown table and PNG from run.sh's timings.tsv")
     for a in ("timings", "out", "command", "commit", "cores", "tessera-version", "lammps-version",
-              "tessera-cmd", "lammps-cmd", "load", "scratch"):
+              "tessera-cmd", "tessera-layout", "lammps-cmd", "load", "scratch"):
         r.add_argument("--" + a, required=True)
     r.add_argument("--build-flags", default="?")
     args = p.parse_args()

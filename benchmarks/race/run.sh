@@ -14,6 +14,8 @@ Usage: benchmarks/race/run.sh [options]
   --sizes LIST    cases to run, comma-separated from: 32k,256k,2M,16M,morse (default: all)
   --reps N        timed repetitions per engine and case (default: 3)
   --cores N       Tessera threads (1 process) = LAMMPS MPI ranks (default: $(nproc))
+  --tessera-ranks run Tessera as N MPI ranks of 1 thread each, as LAMMPS runs,
+                  instead of 1 process of N threads
   --tessera BIN   Tessera binary (default: <repo>/build/src/app/tessera)
   --out FILE      results file, .md; the plot goes beside it as .png
                   (default: benchmarks/results/race-<date>-<cores>core.md)
@@ -34,10 +36,10 @@ declare -A cells=([32k]=20 [256k]=40 [2M]=80 [16M]=160 [morse]=40 [chain]=0)
 declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200 [chain]=2000)
 all_cases="32k 256k 2M 16M morse chain"
 
-sizes="32k,256k,2M,16M,morse,chain"; reps=3; cores=$(nproc); out=""; steps=""; dry=0
+sizes="32k,256k,2M,16M,morse,chain"; reps=3; cores=$(nproc); out=""; steps=""; dry=0; tranks=0
 tessera="$repo/build/src/app/tessera"
 while [ $# -gt 0 ]; do
-  case "$1" in --dry-run|-h|--help) ;; *) [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; exit 2; } ;; esac
+  case "$1" in --dry-run|--tessera-ranks|-h|--help) ;; *) [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; exit 2; } ;; esac
   case "$1" in
     --sizes) sizes="$2"; shift 2 ;;
     --reps) reps="$2"; shift 2 ;;
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --steps) steps="$2"; shift 2 ;;
     --dry-run) dry=1; shift ;;
+    --tessera-ranks) tranks=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -212,8 +215,10 @@ EOF
 }
 
 # Each run leaves its stdout/log in $dir/<tag>.log; Tessera's CSV is renamed to match.
+tessera_run=(env OMP_NUM_THREADS="$cores" "$tessera" run tessera.yaml --threads "$cores")
+[ "$tranks" = 0 ] || tessera_run=(env OMP_NUM_THREADS=1 "${mpi[@]}" "$tessera" run tessera.yaml --threads 1)
 run_tessera() {  # dir tag
-  (cd "$1" && OMP_NUM_THREADS=$cores "$tessera" run tessera.yaml --threads "$cores" > "$2.log" 2>&1 \
+  (cd "$1" && "${tessera_run[@]}" > "$2.log" 2>&1 \
      && mv tessera.thermo.csv "$2.csv") || { tail -n 5 "$1/$2.log" >&2; die "Tessera failed in $1"; }
 }
 run_lammps() {  # dir tag [suffix]
@@ -277,6 +282,6 @@ mkdir -p "$(dirname "$out")"
   --command "$invocation" --commit "$commit ($dirty)" --cores "$cores" \
   --tessera-version "$("$tessera" --version 2>&1 | head -1)" \
   --lammps-version "$(head -1 "$scratch/${cases[0]}/lj_cut-1.log")" \
-  --tessera-cmd "OMP_NUM_THREADS=$cores $tessera run tessera.yaml --threads $cores" \
+  --tessera-cmd "${tessera_run[*]}" --tessera-layout "$([ "$tranks" = 0 ] && echo "1 process, $cores OpenMP threads" || echo "$cores MPI ranks, 1 thread each")" \
   --lammps-cmd "OMP_NUM_THREADS=1 ${mpi[*]} $lmp [-sf opt] -in lammps.in -log L -screen none" \
   --build-flags "$flags" --load "$load_before -> $load_after" --scratch "$scratch"
