@@ -162,53 +162,28 @@ class BondForce final : public BondedForceOf<Style> {
   void compute_pass(int, AtomStore& a, const NeighborList& list, const PassOptions& opt) const override {
     const IdMap& map = atoms_->map(a, list);
     const MolecularArrays m = molecular_arrays(a);
-    if (partners_.built != list.builds) {
-      partners_.refresh(a, map, list.builds,
-                        [&](int b, long i) { return m.bond_type[b][i] != 0 ? m.bond_atom[b][i] : AtomId{0}; });
-      pair_up(a, m);
-    }
-    // Each bond once (the log and the divisions), then each atom adds its
-    // bonds' forces in slot order. The partner's force is the exact
-    // negative (f(-d) = -f(d) in floating point too), so the sums are the
-    // bits of each atom computing its own.
-    const long nb = static_cast<long>(bond_i_.size());
-    const bool tensor = opt.virial_tensor();
-#pragma omp parallel for schedule(static)
-    for (long k = 0; k < nb; ++k) {
-      const std::size_t i = static_cast<std::size_t>(bond_i_[k]);
-      const int j = atoms_->within_reach(a, i, bond_j_[k]);
-      if (j < 0) {
-        state_[k] = kMissing;
-        continue;
-      }
-      const Vec3<double> d = bonded_detail::minus(a, i, j);
-      Vec3<double> f;
-      double eh, wh;
-      state_[k] = bond_force_on_self<Style>(d, params_[bond_type_[k]], f, eh, wh) == BondStatus::kBroken ? kBroken : kOk;
-      double* out = &out_[static_cast<std::size_t>(k) * kOut];
-      out[0] = f.x, out[1] = f.y, out[2] = f.z, out[3] = eh, out[4] = wh;
-      if (tensor) out[5] = d.x, out[6] = d.y, out[7] = d.z;
-    }
+    partners_.refresh(a, map, list.builds,
+                      [&](int b, long i) { return m.bond_type[b][i] != 0 ? m.bond_atom[b][i] : AtomId{0}; });
     const long n = static_cast<long>(a.nlocal);
     long bad = n;  // the first atom whose bond cannot be computed
 #pragma omp parallel for schedule(static) reduction(min : bad)
     for (long i = 0; i < n; ++i) {
       bonded_detail::Sums s;
       for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
-        const int code = slot_bond_[b][i];
-        const std::size_t k = static_cast<std::size_t>(code < 0 ? -1 : code >> 1);
-        if (code < 0 || state_[k] == kMissing) {
+        const int j = atoms_->within_reach(a, static_cast<std::size_t>(i), partners_.at[b][i]);
+        if (j < 0) {
           bad = std::min(bad, i);
           continue;
         }
-        if (state_[k] == kBroken) bad = std::min(bad, i);
-        const double* out = &out_[k * kOut];
-        const double sign = code & 1 ? -1.0 : 1.0;
-        const double ff[3] = {sign * out[0], sign * out[1], sign * out[2]};
-        s.f[0] += ff[0], s.f[1] += ff[1], s.f[2] += ff[2];
-        s.e += out[3], s.w += out[4];
-        if (tensor) {
-          const double dd[3] = {sign * out[5], sign * out[6], sign * out[7]};
+        const Vec3<double> d = bonded_detail::minus(a, static_cast<std::size_t>(i), j);
+        Vec3<double> f;
+        double eh, wh;
+        if (bond_force_on_self<Style>(d, params_[m.bond_type[b][i]], f, eh, wh) == BondStatus::kBroken)
+          bad = std::min(bad, i);
+        s.f[0] += f.x, s.f[1] += f.y, s.f[2] += f.z;
+        s.e += eh, s.w += wh;
+        if (opt.virial_tensor()) {
+          const double dd[3] = {d.x, d.y, d.z}, ff[3] = {f.x, f.y, f.z};
           s.add_tensor(dd, ff, 0.5);
         }
       }
@@ -238,47 +213,7 @@ class BondForce final : public BondedForceOf<Style> {
     return fmt::format("a bond of atom {} could not be computed", a.id[i]);
   }
 
-  // The bonds to compute, once each, from the partners of this build: a
-  // bond between two locals that see each other is computed by the atom of
-  // smaller id for both; any other (a ghost partner, or a partner whose
-  // nearest copy of this atom is another image) by each of its atoms.
-  void pair_up(const AtomStore& a, const MolecularArrays& m) const {
-    const long n = static_cast<long>(a.nlocal);
-    bond_i_.clear(), bond_j_.clear(), bond_type_.clear();
-    for (auto& v : slot_bond_) v.assign(static_cast<std::size_t>(n), -1);
-    auto shared = [&](long i, int b) {  // a's slot of the same bond at its partner j, or -1
-      const int j = partners_.at[b][i];
-      if (j < 0 || j >= n) return -1;
-      for (int c = 0; c < kMaxBonds && m.bond_type[c][j] != 0; ++c)
-        if (partners_.at[c][j] == i && m.bond_type[c][j] == m.bond_type[b][i]) return c;
-      return -1;
-    };
-    for (long i = 0; i < n; ++i)
-      for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
-        const int c = shared(i, b);
-        if (c >= 0 && a.id[partners_.at[b][i]] < a.id[i]) continue;  // the partner's to compute
-        const int k = static_cast<int>(bond_i_.size());
-        bond_i_.push_back(static_cast<int>(i));
-        bond_j_.push_back(partners_.at[b][i]);
-        bond_type_.push_back(m.bond_type[b][i]);
-        slot_bond_[b][i] = 2 * k;
-        if (c >= 0) slot_bond_[c][partners_.at[b][i]] = 2 * k + 1;
-      }
-    state_.resize(bond_i_.size());
-    out_.resize(bond_i_.size() * kOut);
-  }
-
-  static constexpr int kOut = 8;  // f x y z, energy and virial halves, d x y z
-  enum : unsigned char { kOk, kBroken, kMissing };
   mutable bonded_detail::PartnerSlots<kMaxBonds> partners_;
-  // Per bond to compute: its atom, the partner's copy, the type; the last
-  // step's state and results.
-  mutable std::vector<int> bond_i_, bond_j_, bond_type_;
-  mutable std::vector<unsigned char> state_;
-  mutable std::vector<double> out_;
-  // Per atom and slot: 2k for bond k computed as this atom's, 2k + 1 for
-  // bond k computed by its partner (the negative), -1 for no partner copy.
-  mutable std::vector<int> slot_bond_[kMaxBonds];
 };
 
 // The angles of style `Style` (bonded/angle_*.hpp), parameters by angle type.
