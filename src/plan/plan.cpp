@@ -20,36 +20,48 @@ namespace {
 // model in tests/device/plan_memory_test.cpp):
 //  - per local atom: every field of the registry (atoms/atom_fields.hpp:
 //    id, type, positions, velocities, forces, images, energy and virial,
-//    112 bytes today), the list's build positions (24); the virial tensor
-//    of a run that asks for it (48) is not counted;
+//    112 bytes today; a system with bonds adds its topology slots, the
+//    molecular fields, 272 more), the list's build positions (24); the
+//    virial tensor of a run that asks for it (48) is not counted;
 //  - per ghost: the ghost-stored fields (id, type, positions: 36), its
 //    source and shift (7);
 //  - rows: a count, the inner/outer split (4) and a fixed stride of 4-byte
-//    neighbours per local atom,
-//    the stride 1/8 over the longest row plus 8, the longest row taken as
-//    1.15 x the mean (a melt's spread); the build keeps cell bins and
-//    binned positions of every atom (32);
+//    neighbours per local atom, the stride 1/8 over the longest row plus 8,
+//    the longest row taken as 1.15 x the mean (a melt's spread), and never
+//    below the 64 a list starts with (kernels/device/neighbor_build.hpp: a
+//    WCA melt's ~13 neighbours keep it there); the build keeps cell bins
+//    and binned positions of every atom (32);
+//  - bonds, angles and special pairs (a system with bonds): the id map's
+//    ids and indices of every atom and ghost (12) with its sort's scratch
+//    (as much again), and a status word per local atom for each bonded
+//    force (8 each, counted for one: bonds);
 //  - clusters: 5 bytes per cluster pair, about 55 bytes per local atom at
 //    the LJ melt's 78 neighbours (measured), scaled by the neighbours; the
 //    slot map (4 per atom), the inner/outer row split (8 bytes per row,
 //    about 1.3 per atom at 6 atoms per row) and, at a build, the cluster
 //    boxes (about 6.6).
-constexpr double kAtomBytes = field_bytes(kAnyField, false) + 24;
-constexpr double kGhostBytes = field_bytes(kFieldGhost, false) + 7;
+// Of the fields this process holds: the plan has built the deck's system,
+// which turned the molecular fields on if it has bonds.
+double atom_bytes() { return static_cast<double>(field_bytes(kAnyField)) + 24; }
+double ghost_bytes() { return static_cast<double>(field_bytes(kFieldGhost)) + 7; }
 
 }  // namespace
 
 DeviceBytes estimated_device_bytes(const std::string& layout, double local, double ghost, double neighbours) {
   DeviceBytes b;
   if (layout == "clusters") {
-    b.per_local = kAtomBytes + 2 + 4 + 1.3 + 6.6;
+    b.per_local = atom_bytes() + 2 + 4 + 1.3 + 6.6;
     b.list_per_local = 55.0 * neighbours / 78.0;
-    b.per_ghost = kGhostBytes + 4 + 6.6;
+    b.per_ghost = ghost_bytes() + 4 + 6.6;
   } else {
-    const double stride = std::ceil(1.15 * neighbours * 1.125) + 8;
-    b.per_local = kAtomBytes + 4 + 4 + 32;
+    const double stride = std::max(64.0, std::ceil(1.15 * neighbours * 1.125) + 8);
+    b.per_local = atom_bytes() + 4 + 4 + 32;
     b.list_per_local = 4 * stride;
-    b.per_ghost = kGhostBytes + 32;
+    b.per_ghost = ghost_bytes() + 32;
+  }
+  if (molecular_fields_on()) {
+    b.per_local += 24 + 8;
+    b.per_ghost += 24;
   }
   b.total = local * (b.per_local + b.list_per_local) + ghost * b.per_ghost;
   return b;
