@@ -84,6 +84,7 @@ struct FieldInfo {
   F(iz, int, "image", 2, 3, kFieldMigrates | kFieldCheckpointed)                                \
   F(pe, double, "potential_energy", 0, 1, kFieldDerived)                                        \
   F(virial, double, "virial", 0, 1, kFieldDerived)                                              \
+  F(embedding_derivative, double, "embedding_derivative", 0, 1, kFieldGhost | kFieldDerived)    \
   TESSERA_MOLECULAR_FIELDS(F)
 
 // The molecular topology, stored on every atom it involves (docs/algorithms.md,

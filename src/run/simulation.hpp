@@ -114,7 +114,10 @@ class Simulation {
   const Units& units() const { return units_; }
   const Integrator& integrator() const { return integrator_; }
   // The deck's potential: the first force of the list.
+  // The deck's pair style; only when the potential is one (not many-body).
   const PairStyle& pair() const { return *pair_; }
+  // The deck's potential, pair style or many-body.
+  const Force& potential() const { return *potential_; }
   // Every force the step computes, in order (forces/force_list.hpp).
   const ForceList& forces() const { return forces_; }
   const NeighborList& neighbor_list() const {
@@ -245,6 +248,7 @@ class Simulation {
   mutable AtomStore atoms_;
   ForceList forces_;
   const PairStyle* pair_ = nullptr;  // owned by forces_
+  const Force* potential_ = nullptr;  // owned by forces_
   Integrator integrator_;
   mutable NeighborList nlist_;
   std::unique_ptr<DeviceEngine> device_;
