@@ -117,6 +117,9 @@ for sys in cu_eam cuni_eam alfe_eam; do  # Cu_u3.eam (eam), CuNi.eam.alloy (eam/
     run_lmp "${sys}_nve"
     "$PYTHON" extract_thermo.py "$TMP/${sys}_nve.log" "${sys}_nve_100.csv"
 done
+rm -f ./cuni_eam_tensor_run0.csv
+run_lmp cuni_eam_tensor_run0
+"$PYTHON" extract_thermo.py "$TMP/cuni_eam_tensor_run0.log" cuni_eam_tensor_run0.csv
 
 echo "checking outputs:"
 "$PYTHON" check_references.py "$DIR"
