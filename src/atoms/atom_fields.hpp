@@ -67,6 +67,9 @@ struct FieldInfo {
 
 // F(member, element type, quantity, component, width, roles).
 // Order matters only for readability: no sum runs over fields.
+// embedding_derivative: a many-body potential's intermediate (EAM's F'(rho),
+// manybody/eam_kernels.hpp), written by its first pass for the locals and
+// forwarded to the ghosts before the next.
 #define TESSERA_ATOM_FIELDS(F)                                                                 \
   F(id, AtomId, "id", 0, 1, kFieldGhost | kFieldMigrates | kFieldCheckpointed)                  \
   F(type, int, "type", 0, 1, kFieldGhost | kFieldMigrates | kFieldCheckpointed)                 \
