@@ -4,7 +4,7 @@
 # the one-rank thermo to 1e-10 for 20 steps (the embedding derivative
 # reaches ghosts across ranks between the passes); funcfl (Cu_u3.eam) on 4
 # ranks too; a run split by a checkpoint (one rank and 2 -> 2 ranks)
-# continues bitwise; a broken potential file stops the run with exit 2
+# continues bitwise, and 2 -> 3 ranks to rounding; a broken potential file stops the run with exit 2
 # naming its line.
 set -uo pipefail
 # shellcheck source=/dev/null
@@ -81,6 +81,15 @@ for np in 1 2; do
     "straight$np.ckpt/ckpt-000000000040.h5" "split$np.ckpt/ckpt-000000000040.h5"
   check "$np rank(s): thermo CSV identical" cmp -s "straight$np.csv" "split$np.csv"
 done
+
+# N -> M: the two-rank checkpoint at step 20 continued on three ranks
+# follows the straight two-rank run to rounding (a different sum order).
+cp split2.ckpt/ckpt-000000000020.h5 nm.h5
+eam_deck nm.yaml 40 "$alloy"
+mpi 3 nm.yaml --restart nm.h5 > nm.out 2>&1
+check "2 -> 3 ranks: the continuation exits 0" test $? -eq 0
+tail -n 20 straight2.csv > straight-tail.csv && sed -i "1i $(head -n 1 straight2.csv)" straight-tail.csv
+check "2 -> 3 ranks: steps 21..40 equal the straight run's to 1e-10" same_thermo straight-tail.csv nm.csv 20
 
 # A potential file with a word where a number belongs: exit 2, file:line.
 sed '14s/^ *[^ ]*/x1.5/' "$pot/CuNi.eam.alloy" > broken.eam.alloy
