@@ -117,9 +117,11 @@ for sys in cu_eam cuni_eam alfe_eam; do  # Cu_u3.eam (eam), CuNi.eam.alloy (eam/
     run_lmp "${sys}_nve"
     "$PYTHON" extract_thermo.py "$TMP/${sys}_nve.log" "${sys}_nve_100.csv"
 done
-rm -f ./cuni_eam_tensor_run0.csv
-run_lmp cuni_eam_tensor_run0
-"$PYTHON" extract_thermo.py "$TMP/cuni_eam_tensor_run0.log" cuni_eam_tensor_run0.csv
+rm -f ./cuni_eam_tensor_run0.csv ./cuni_funcfl_run0.csv ./cuni_funcfl_forces.dump
+for name in cuni_eam_tensor_run0 cuni_funcfl_run0; do  # the alloy's pressure tensor; Cu_u3 + Ni_u3 funcfl on it
+    run_lmp "$name"
+    "$PYTHON" extract_thermo.py "$TMP/$name.log" "$name.csv"
+done
 
 echo "checking outputs:"
 "$PYTHON" check_references.py "$DIR"

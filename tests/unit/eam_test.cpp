@@ -145,6 +145,23 @@ TEST_CASE("EAM forces agree with LAMMPS to 1e-10 per atom", "[eam][lammps]") {
   }
 }
 
+TEST_CASE("EAM with two funcfl files of different grids agrees with LAMMPS", "[eam][lammps]") {
+  // Cu_u3 (dr 0.01) for type 1, Ni_u3 (dr 0.0097) for type 2: both carried
+  // onto LAMMPS's common grid, the Cu-Ni pair term from both Z(r).
+  const EamCase c{"cuni_eam", "{style: eam, file: [" + kPotentials + "Cu_u3.eam, " + kPotentials + "Ni_u3.eam]}"};
+  Simulation sim(test::deck_from(melt_deck(c, 0)));
+  sim.setup();
+  const auto ref = test::read_dump_forces(reference("cuni_funcfl_forces.dump"));
+  REQUIRE(ref.size() == sim.atoms().nlocal);
+  double fmax = 0;
+  const double worst = test::worst_force_difference(sim.atoms(), ref, fmax);
+  fmt::print("EAM Cu_u3 + Ni_u3 funcfl: worst per-atom force difference {:.3e}\n", worst);
+  CHECK(fmax > 1.0);
+  CHECK(worst <= 1e-10);
+  const auto pe = test::read_csv(reference("cuni_funcfl_run0.csv"));
+  CHECK(test::rel_diff(sim.thermo().pe, pe.at("pe")[0]) <= 1e-12);
+}
+
 TEST_CASE("100 NVE steps of EAM melts follow LAMMPS's thermo to 1e-8", "[eam][lammps]") {
   for (const EamCase& c : {kCu, kCuNi, kAlFe}) {
     INFO(c.name);
