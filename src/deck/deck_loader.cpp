@@ -250,7 +250,8 @@ PotentialSpec read_manybody(const YamlSection& s, const ManyBodyStyleEntry& styl
     const DeckLocation at = location_of(n, s.file(), key);
     if (!n.IsScalar() || n.Scalar().empty()) throw_at(at, "expected the name of a potential file");
     const std::filesystem::path path(n.Scalar());
-    p.files.push_back(path.is_absolute() || deck_dir.empty() ? path.string() : (std::filesystem::path(deck_dir) / path).string());
+    p.files.push_back(path.is_absolute() || deck_dir.empty() ? path.string()
+                                                             : (std::filesystem::path(deck_dir) / path).string());
   };
   if (f.IsSequence() && style.file_per_type) {
     if (f.size() == 0) throw_at(p.files_at, "expected one file, or a list of one file per atom type");
@@ -286,8 +287,7 @@ PotentialSpec read_manybody(const YamlSection& s, const ManyBodyStyleEntry& styl
 }
 
 PotentialSpec read_potential(const YamlSection& s, const std::string& deck_dir) {
-  if (const ManyBodyStyleEntry* mb = find_manybody_style(s.string("style")))
-    return read_manybody(s, *mb, deck_dir);
+  if (const ManyBodyStyleEntry* mb = find_manybody_style(s.string("style"))) return read_manybody(s, *mb, deck_dir);
   s.only({"style", "cutoff", "shift", "mixing", "coeffs"});
   PotentialSpec p;
   p.style = s.string("style");

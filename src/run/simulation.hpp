@@ -247,7 +247,7 @@ class Simulation {
   // With a device engine these are host copies, refreshed on demand.
   mutable AtomStore atoms_;
   ForceList forces_;
-  const PairStyle* pair_ = nullptr;  // owned by forces_
+  const PairStyle* pair_ = nullptr;   // owned by forces_
   const Force* potential_ = nullptr;  // owned by forces_
   Integrator integrator_;
   mutable NeighborList nlist_;
