@@ -61,6 +61,10 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   // Every rank holds the whole system here: the same sum everywhere.
   for (std::size_t i = 0; i < atoms_.nlocal; ++i) total_mass_ += atoms_.mass_of_type[atoms_.type[i]];
   if (const ManyBodyStyleEntry* mb = find_manybody_style(deck_.potential.style)) {
+    // Its intermediates exist from here on (atom_fields.hpp), the atoms
+    // built so far included.
+    enable_manybody_fields();
+    atoms_.resize_local(atoms_.nlocal);
     auto f = mb->make(deck_.potential, atoms_.ntypes);
     potential_ = f.get();
     forces_.add(std::move(f));
