@@ -113,11 +113,10 @@ class Simulation {
   const Deck& deck() const { return deck_; }
   const Units& units() const { return units_; }
   const Integrator& integrator() const { return integrator_; }
-  // The deck's potential: the first force of the list.
-  // The deck's pair style; only when the potential is one (not many-body).
-  const PairStyle& pair() const { return *pair_; }
-  // The deck's potential, pair style or many-body.
+  // The deck's potential, the first force of the list: a pair style or a
+  // many-body potential; pair() only when it is a pair style.
   const Force& potential() const { return *potential_; }
+  const PairStyle& pair() const { return *pair_; }
   // Every force the step computes, in order (forces/force_list.hpp).
   const ForceList& forces() const { return forces_; }
   const NeighborList& neighbor_list() const {
