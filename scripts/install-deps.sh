@@ -9,7 +9,7 @@ pkgs=(
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libxxhash-dev
   clang libclang-rt-14-dev libomp-14-dev
   slurm-wlm munge
-  lammps python3-numpy python3-matplotlib python3-h5py python3-mdanalysis python3-ase
+  lammps lammps-data python3-numpy python3-matplotlib python3-h5py python3-mdanalysis python3-ase
 )
 
 missing=()

@@ -86,7 +86,7 @@ Analysis::Analysis(const Deck& deck, const Simulation& sim, MsdOrigin origin)
   if (const auto& r = deck.analysis.rdf) {
     rdf_every_ = r->every;
     layout_.bins = r->bins;
-    layout_.r_max = r->r_max > 0 ? r->r_max : sim.pair().max_cutoff();
+    layout_.r_max = r->r_max > 0 ? r->r_max : sim.potential().max_cutoff();
     layout_.ntypes = ntypes_;
     layout_.pairs = r->pairs;
   }

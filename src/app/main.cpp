@@ -24,6 +24,7 @@
 #include "deck/deck.hpp"
 #include "devices.hpp"
 #include "io/checkpoint_folder.hpp"
+#include "manybody/manybody_styles.hpp"
 #include "plan/plan.hpp"
 #include "run/metrics.hpp"
 #include "run/progress.hpp"
@@ -222,6 +223,12 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   // use_device.
   if (gpu >= 0 && deck.backend == "auto" && molecular_fields_on() && deck.neighbor.layout == "clusters") {
     fmt::print("tessera: molecules with neighbor.layout: clusters run on the CPU so far: running on the CPU\n");
+    gpu = -1;
+  }
+  // Many-body potentials have no device twin yet: `auto` runs them on the
+  // CPU; `cuda` is refused by use_device, naming the style.
+  if (gpu >= 0 && deck.backend == "auto" && find_manybody_style(deck.potential.style)) {
+    fmt::print("tessera: potential {} runs on the CPU so far: running on the CPU\n", deck.potential.style);
     gpu = -1;
   }
   if (gpu >= 0) sim.use_device(make_device_engine(sim, gpu));

@@ -34,6 +34,9 @@ enum FieldRole : unsigned {
   // Elsewhere every walk skips it, so pair-only runs carry, sort, migrate
   // and checkpoint exactly what they did before molecules existed.
   kFieldMolecular = 1u << 4,
+  // A many-body potential's per-atom intermediate (EAM's F'(rho)): present
+  // only in a process that runs one (manybody_fields_on()), by the same rule.
+  kFieldManyBody = 1u << 5,
 };
 
 // Whether this process's stores hold the molecular fields. Off until a
@@ -47,8 +50,19 @@ inline bool& molecular_fields_switch() {
 }
 inline bool molecular_fields_on() { return molecular_fields_switch(); }
 inline void enable_molecular_fields() { molecular_fields_switch() = true; }
+// The same switch for the many-body fields: on once a many-body potential
+// is made (Simulation, before the forces are listed).
+inline bool& manybody_fields_switch() {
+  static bool on = false;
+  return on;
+}
+inline bool manybody_fields_on() { return manybody_fields_switch(); }
+inline void enable_manybody_fields() { manybody_fields_switch() = true; }
 // A field with these roles exists in this process's stores.
-inline bool field_present(unsigned roles) { return (roles & kFieldMolecular) == 0 || molecular_fields_on(); }
+inline bool field_present(unsigned roles) {
+  return ((roles & kFieldMolecular) == 0 || molecular_fields_on()) &&
+         ((roles & kFieldManyBody) == 0 || manybody_fields_on());
+}
 
 // Every field, any role: the mask to pass for "all of them".
 inline constexpr unsigned kAnyField = ~0u;
@@ -84,7 +98,13 @@ struct FieldInfo {
   F(iz, int, "image", 2, 3, kFieldMigrates | kFieldCheckpointed)                                \
   F(pe, double, "potential_energy", 0, 1, kFieldDerived)                                        \
   F(virial, double, "virial", 0, 1, kFieldDerived)                                              \
+  TESSERA_MANYBODY_FIELDS(F)                                                                    \
   TESSERA_MOLECULAR_FIELDS(F)
+
+// A many-body potential's intermediates (manybody/): EAM's F'(rho), which
+// its first pass writes for the locals and the step forwards to the ghosts.
+#define TESSERA_MANYBODY_FIELDS(F) \
+  F(embedding_derivative, double, "embedding_derivative", 0, 1, kFieldGhost | kFieldDerived | kFieldManyBody)
 
 // The molecular topology, stored on every atom it involves (docs/algorithms.md,
 // "Bonds, angles and special pairs"): the atom's molecule; its bonds as the
@@ -142,17 +162,21 @@ void zip_fields(A& a, B& b, unsigned mask, F&& f) {
 }
 
 // Bytes per atom of the fields with any of the roles in `mask` (a migration
-// record's size), with or without the molecular fields.
-constexpr std::size_t field_bytes(unsigned mask, bool molecular) {
+// record's size), with or without the molecular and the many-body fields.
+constexpr std::size_t field_bytes(unsigned mask, bool molecular, bool manybody = false) {
   std::size_t bytes = 0;
-#define TESSERA_FIELD_BYTES(member, T, name, component, width, roles) \
-  if (((roles) & mask) != 0 && (molecular || ((roles) & kFieldMolecular) == 0)) bytes += sizeof(T);
+#define TESSERA_FIELD_BYTES(member, T, name, component, width, roles)                              \
+  if (((roles) & mask) != 0 && (molecular || ((roles) & kFieldMolecular) == 0) &&                  \
+      (manybody || ((roles) & kFieldManyBody) == 0))                                               \
+    bytes += sizeof(T);
   TESSERA_ATOM_FIELDS(TESSERA_FIELD_BYTES)
 #undef TESSERA_FIELD_BYTES
   return bytes;
 }
 // ... of the fields this process's stores hold.
-inline std::size_t field_bytes(unsigned mask) { return field_bytes(mask, molecular_fields_on()); }
+inline std::size_t field_bytes(unsigned mask) {
+  return field_bytes(mask, molecular_fields_on(), manybody_fields_on());
+}
 
 // Whether a periodic image shifts `quantity` by the box (positions only):
 // the halo adds a swap's shift to it; every other quantity travels as is.

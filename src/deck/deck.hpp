@@ -57,6 +57,12 @@ struct PotentialSpec {
   std::vector<CoeffEntry> coeffs;
   DeckLocation cutoff_at;
   DeckLocation coeffs_at;
+  // A many-body style (manybody/manybody_styles.hpp): its potential file(s),
+  // resolved against the deck's folder, and the element of each atom type.
+  // `cutoff` is then the files'.
+  std::vector<std::string> files;
+  std::vector<std::string> elements;
+  DeckLocation files_at, elements_at;
 };
 
 // A bond or angle style with coefficients per type (deck `bonds:` /

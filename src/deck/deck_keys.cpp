@@ -44,6 +44,8 @@ std::vector<std::string> build_table() {
       "potential.coeffs",
       "potential.coeffs[].types",
       "potential.coeffs[].cutoff",
+      "potential.file",
+      "potential.elements",
       "bonds",
       "bonds.style",
       "bonds.coeffs",

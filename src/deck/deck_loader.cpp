@@ -16,6 +16,7 @@
 #include "deck/nearest_key.hpp"
 #include "deck/yaml_section.hpp"
 #include "io/topology_writer.hpp"
+#include "manybody/manybody_styles.hpp"
 #include "bonded/bonded_registry.hpp"
 #include "potentials/pair_style.hpp"
 #include "system/memory_check.hpp"
@@ -235,14 +236,66 @@ VelocitySpec read_velocity(const YamlSection& s) {
   return v;
 }
 
-PotentialSpec read_potential(const YamlSection& s) {
-  s.only();
+// A many-body style: its file(s) and elements; the cutoff is the files'.
+PotentialSpec read_manybody(const YamlSection& s, const ManyBodyStyleEntry& style, const std::string& deck_dir) {
+  if (style.elements)
+    s.only({"style", "file", "elements", "cutoff"});
+  else
+    s.only({"style", "file", "cutoff"});
+  PotentialSpec p;
+  p.style = style.name;
+  p.files_at = s.where("file");
+  const YAML::Node f = s.node("file");
+  auto add_file = [&](const YAML::Node& n, const std::string& key) {
+    const DeckLocation at = location_of(n, s.file(), key);
+    if (!n.IsScalar() || n.Scalar().empty()) throw_at(at, "expected the name of a potential file");
+    const std::filesystem::path path(n.Scalar());
+    p.files.push_back(path.is_absolute() || deck_dir.empty() ? path.string()
+                                                             : (std::filesystem::path(deck_dir) / path).string());
+  };
+  if (f.IsSequence() && style.file_per_type) {
+    if (f.size() == 0) throw_at(p.files_at, "expected one file, or a list of one file per atom type");
+    for (std::size_t k = 0; k < f.size(); ++k) add_file(f[k], fmt::format("{}[{}]", s.key_path("file"), k));
+  } else if (f.IsSequence()) {
+    throw_at(p.files_at, fmt::format("{} reads one file (its elements name the atom types)", p.style));
+  } else {
+    add_file(f, s.key_path("file"));
+  }
+  if (style.elements) {
+    const YAML::Node e = s.node("elements");
+    p.elements_at = s.where("elements");
+    if (!e.IsSequence() || e.size() == 0)
+      throw_at(p.elements_at, "expected a list of element names, one per atom type in type order, e.g. [Cu, Ni]");
+    for (std::size_t k = 0; k < e.size(); ++k) {
+      if (!e[k].IsScalar() || e[k].Scalar().empty())
+        throw_at(location_of(e[k], s.file(), fmt::format("{}[{}]", s.key_path("elements"), k)),
+                 "expected an element name as the potential file spells it");
+      p.elements.push_back(e[k].Scalar());
+    }
+  }
+  p.cutoff = style.file_cutoff(p);
+  p.cutoff_at = p.files_at;
+  if (s.has("cutoff")) {
+    const double c = positive(s, "cutoff");
+    if (std::abs(c - p.cutoff) > 1e-12 * p.cutoff)
+      s.fail("cutoff", fmt::format("{} disagrees with the cutoff {:.17g} of the potential file; leave it out (the "
+                                   "file sets it)",
+                                   c, p.cutoff));
+    p.cutoff_at = s.where("cutoff");
+  }
+  return p;
+}
+
+PotentialSpec read_potential(const YamlSection& s, const std::string& deck_dir) {
+  if (const ManyBodyStyleEntry* mb = find_manybody_style(s.string("style"))) return read_manybody(s, *mb, deck_dir);
+  s.only({"style", "cutoff", "shift", "mixing", "coeffs"});
   PotentialSpec p;
   p.style = s.string("style");
   const PairStyleEntry* entry = find_pair_style(p.style);
   if (!entry) {
     std::string known;
     for (const auto& e : pair_styles()) known += (known.empty() ? "" : ", ") + e.name;
+    for (const auto& e : manybody_styles()) known += ", " + e.name;
     s.fail("style", fmt::format("unknown potential '{}' (known: {})", p.style, known));
   }
   p.cutoff = positive(s, "cutoff");
@@ -798,7 +851,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   d.threads = static_cast<int>(threads);
   d.system = read_system(top.section("system"), dir, *units);
   if (top.has("velocity")) d.velocity = read_velocity(top.section("velocity"));
-  d.potential = read_potential(top.section("potential"));
+  d.potential = read_potential(top.section("potential"), dir);
   if (top.has("bonds")) d.bonds = read_bonded(top.section("bonds"), "bond", bond_styles());
   if (top.has("angles")) d.angles = read_bonded(top.section("angles"), "angle", angle_styles());
   if (top.has("special_bonds")) d.special_bonds = read_special_bonds(top);

@@ -19,6 +19,7 @@
 #include "integrate/cpu_atom_ops.hpp"
 #include "integrate/motion_guard.hpp"
 #include "integrate/step_sequence.hpp"
+#include "manybody/manybody_styles.hpp"
 #include "run/device_backend.hpp"
 #include "run/host_backend.hpp"
 #include "system/build_system.hpp"
@@ -59,10 +60,21 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   natoms_ = sys.natoms_total;
   // Every rank holds the whole system here: the same sum everywhere.
   for (std::size_t i = 0; i < atoms_.nlocal; ++i) total_mass_ += atoms_.mass_of_type[atoms_.type[i]];
-  const auto table = resolve_pair_table(deck_.potential, atoms_.ntypes);
-  auto pair = find_pair_style(deck_.potential.style)->make(atoms_.ntypes, table, deck_.potential.shift);
-  pair_ = pair.get();
-  forces_.add(std::move(pair));
+  if (const ManyBodyStyleEntry* mb = find_manybody_style(deck_.potential.style)) {
+    // Its intermediates exist from here on (atom_fields.hpp), the atoms
+    // built so far included.
+    enable_manybody_fields();
+    atoms_.resize_local(atoms_.nlocal);
+    auto f = mb->make(deck_.potential, atoms_.ntypes);
+    potential_ = f.get();
+    forces_.add(std::move(f));
+  } else {
+    const auto table = resolve_pair_table(deck_.potential, atoms_.ntypes);
+    auto pair = find_pair_style(deck_.potential.style)->make(atoms_.ntypes, table, deck_.potential.shift);
+    pair_ = pair.get();
+    potential_ = pair_;
+    forces_.add(std::move(pair));
+  }
   reach_ = forces_.max_cutoff() + deck_.neighbor.skin;
   ghost_reach_ = std::max(reach_, deck_.neighbor.ghost_cutoff);
   add_bonded_forces(sys);
@@ -122,6 +134,10 @@ void Simulation::add_bonded_forces(const BuiltSystem& sys) {
   const double* lj = deck_.special_bonds.lj;
   bool fractional = false;
   for (int k = 0; k < 3; ++k) fractional = fractional || (lj[k] > 0 && lj[k] < 1);
+  if (fractional && !pair_)
+    throw_at(deck_.special_bonds.at, fmt::format("fractional special_bonds factors scale a pair potential's pairs; "
+                                                 "{} is not one",
+                                                 deck_.potential.style));
   if (fractional) forces_.add(std::make_unique<SpecialPairCorrection>(*pair_, lj, shared));
 }
 

@@ -113,7 +113,9 @@ class Simulation {
   const Deck& deck() const { return deck_; }
   const Units& units() const { return units_; }
   const Integrator& integrator() const { return integrator_; }
-  // The deck's potential: the first force of the list.
+  // The deck's potential, the first force of the list: a pair style or a
+  // many-body potential; pair() only when it is a pair style.
+  const Force& potential() const { return *potential_; }
   const PairStyle& pair() const { return *pair_; }
   // Every force the step computes, in order (forces/force_list.hpp).
   const ForceList& forces() const { return forces_; }
@@ -244,7 +246,8 @@ class Simulation {
   // With a device engine these are host copies, refreshed on demand.
   mutable AtomStore atoms_;
   ForceList forces_;
-  const PairStyle* pair_ = nullptr;  // owned by forces_
+  const PairStyle* pair_ = nullptr;   // owned by forces_
+  const Force* potential_ = nullptr;  // owned by forces_
   Integrator integrator_;
   mutable NeighborList nlist_;
   std::unique_ptr<DeviceEngine> device_;

@@ -18,7 +18,7 @@ std::string run_banner(const Simulation& sim) {
   s += fmt::format("Box        [{:.6g}, {:.6g}] x [{:.6g}, {:.6g}] x [{:.6g}, {:.6g}]\n", b.lo[0], b.hi[0], b.lo[1],
                    b.hi[1], b.lo[2], b.hi[2]);
   s += fmt::format("Potential  {} cutoff {}{}; neighbor skin {}, every {} delay {} check {}\n", d.potential.style,
-                   sim.pair().max_cutoff(), d.potential.shift ? " (energy-shifted)" : "", d.neighbor.skin,
+                   sim.potential().max_cutoff(), d.potential.shift ? " (energy-shifted)" : "", d.neighbor.skin,
                    d.neighbor.every, d.neighbor.delay, d.neighbor.check ? "yes" : "no");
   s += fmt::format("Integrator {} dt {}", to_string(d.integrator.style), d.integrator.dt);
   if (d.integrator.style != IntegratorStyle::kNve)

@@ -7,6 +7,7 @@
 #include "deck/pair_table.hpp"
 #include "deck/yaml_section.hpp"
 #include "bonded/bonded_registry.hpp"
+#include "manybody/manybody_styles.hpp"
 #include "system/place_topology.hpp"
 #include "system/polymer_melt.hpp"
 
@@ -99,10 +100,15 @@ BuiltSystem build_system(const Deck& deck, const Units& units) {
              fmt::format("{} names for the {} atom type(s) of the system", xyz.species.size(), s.atoms.ntypes));
 
   // Every type pair must have coefficients; the largest cutoff sets the halo.
-  const auto table = resolve_pair_table(deck.potential, s.atoms.ntypes);
-  double cut = 0;
-  for (int i = 1; i <= s.atoms.ntypes; ++i)
-    for (int j = 1; j <= s.atoms.ntypes; ++j) cut = std::max(cut, table[i * (s.atoms.ntypes + 1) + j].cutoff);
+  // (A many-body potential's cutoff is its file's: the deck loader put it in
+  // potential.cutoff.)
+  double cut = deck.potential.cutoff;
+  if (!find_manybody_style(deck.potential.style)) {
+    const auto table = resolve_pair_table(deck.potential, s.atoms.ntypes);
+    cut = 0;
+    for (int i = 1; i <= s.atoms.ntypes; ++i)
+      for (int j = 1; j <= s.atoms.ntypes; ++j) cut = std::max(cut, table[i * (s.atoms.ntypes + 1) + j].cutoff);
+  }
   const double reach = cut + deck.neighbor.skin;
   for (int d = 0; d < 3; ++d)
     if (reach > 0.5 * s.box.length(d)) {

@@ -110,6 +110,19 @@ run_lmp mol_harmonic_excl_run0  # special_bonds lj 0 0 0
 echo "FENE near R0: where LAMMPS clamps the log's argument (expect 'FENE bond too long' warnings):"
 run_lmp fene_clamp
 
+echo "EAM in metal units (melts of 1000 NVE steps, then 100 NVE steps, thermo every step; lammps-data's files):"
+rm -f ./*_eam_melt.data ./*_eam_forces.dump ./*_eam_nve_100.csv
+for sys in cu_eam cuni_eam alfe_eam; do  # Cu_u3.eam (eam), CuNi.eam.alloy (eam/alloy), AlFe_mm.eam.fs (eam/fs)
+    run_lmp "${sys}_melt"
+    run_lmp "${sys}_nve"
+    "$PYTHON" extract_thermo.py "$TMP/${sys}_nve.log" "${sys}_nve_100.csv"
+done
+rm -f ./cuni_eam_tensor_run0.csv ./cuni_funcfl_run0.csv ./cuni_funcfl_forces.dump
+for name in cuni_eam_tensor_run0 cuni_funcfl_run0; do  # the alloy's pressure tensor; Cu_u3 + Ni_u3 funcfl on it
+    run_lmp "$name"
+    "$PYTHON" extract_thermo.py "$TMP/$name.log" "$name.csv"
+done
+
 echo "checking outputs:"
 "$PYTHON" check_references.py "$DIR"
 ok=1

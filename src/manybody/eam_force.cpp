@@ -1,0 +1,140 @@
+#include "manybody/eam_force.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "atoms/atom_store.hpp"
+#include "backend/cpu_exec.hpp"
+#include "core/error.hpp"
+#include "deck/deck.hpp"
+#include "deck/yaml_section.hpp"
+#include "manybody/eam_kernels.hpp"
+#include "neighbor/neighbor_list.hpp"
+
+namespace tessera {
+
+namespace {
+
+// The registered per-atom field (atoms/atom_fields.hpp) that carries F'.
+constexpr const char* kForwarded = "embedding_derivative";
+
+// A file's problem as the deck's: where potential.file is, then the file's
+// own file:line message.
+template <class F>
+auto at_file(const PotentialSpec& spec, F&& read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw_at(spec.files_at, e.what());
+  }
+}
+
+std::vector<EamFile> read_funcfl(const PotentialSpec& spec, std::vector<std::string>& distinct) {
+  distinct.clear();
+  for (const std::string& f : spec.files)
+    if (std::find(distinct.begin(), distinct.end(), f) == distinct.end()) distinct.push_back(f);
+  std::vector<EamFile> files;
+  for (const std::string& f : distinct)
+    files.push_back(at_file(spec, [&] { return read_eam_file(f, EamFormat::kFuncfl); }));
+  return files;
+}
+
+EamFile read_one(const PotentialSpec& spec, EamFormat format) {
+  EamFile f = at_file(spec, [&] { return read_eam_file(spec.files.at(0), format); });
+  for (const std::string& e : spec.elements)
+    if (f.element_index(e) < 0)
+      throw_at(spec.elements_at,
+               fmt::format("element {} is not in {} (it has {})", e, f.path, fmt::join(f.elements, ", ")));
+  return f;
+}
+
+double funcfl_cutoff(const PotentialSpec& spec) {
+  std::vector<std::string> distinct;
+  double cut = 0;
+  for (const EamFile& f : read_funcfl(spec, distinct)) cut = std::max(cut, f.cut);
+  return cut;
+}
+
+std::unique_ptr<Force> make_funcfl(const PotentialSpec& spec, int ntypes) {
+  const int n = static_cast<int>(spec.files.size());
+  if (n != 1 && n != ntypes)
+    throw_at(spec.files_at, fmt::format("{} files for the {} atom type(s) of the system: give one for every type, "
+                                        "or one per type in type order",
+                                        n, ntypes));
+  std::vector<std::string> distinct;
+  const std::vector<EamFile> files = read_funcfl(spec, distinct);
+  std::vector<int> file_of_type(ntypes + 1, 0);
+  for (int t = 1; t <= ntypes; ++t) {
+    const std::string& f = spec.files[n == 1 ? 0 : t - 1];
+    file_of_type[t] = static_cast<int>(std::find(distinct.begin(), distinct.end(), f) - distinct.begin());
+  }
+  return std::make_unique<EamForce>(spec.style, eam_tables_funcfl(files, file_of_type));
+}
+
+template <EamFormat kFormat>
+double setfl_cutoff(const PotentialSpec& spec) {
+  return read_one(spec, kFormat).cut;
+}
+
+template <EamFormat kFormat>
+std::unique_ptr<Force> make_setfl(const PotentialSpec& spec, int ntypes) {
+  const EamFile f = read_one(spec, kFormat);
+  const int n = static_cast<int>(spec.elements.size());
+  if (n < ntypes)
+    throw_at(spec.elements_at, fmt::format("atom type {} has no element: elements names {} for the {} atom type(s) "
+                                           "of the system (one per type, in type order)",
+                                           n + 1, n, ntypes));
+  if (n > ntypes)
+    throw_at(spec.elements_at,
+             fmt::format("elements names {} for the {} atom type(s) of the system (one per type)", n, ntypes));
+  std::vector<int> element_of_type(ntypes + 1, 0);
+  for (int t = 1; t <= ntypes; ++t) element_of_type[t] = f.element_index(spec.elements[t - 1]);
+  return std::make_unique<EamForce>(spec.style, eam_tables_setfl(f, element_of_type));
+}
+
+}  // namespace
+
+std::vector<std::string> EamForce::forwarded_after(int pass) const {
+  if (pass == 0) return {kForwarded};
+  return {};
+}
+
+void EamForce::compute_pass(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const {
+  const EamAtoms in{eam_view(tables_), a.x.data(),      a.y.data(),      a.z.data(),
+                    a.type.data(),     nl.index.data(), nl.count.data(), nl.stride};
+  if (pass == 0) {
+    embed_.resize(a.nlocal);
+    cpu_for(a.nlocal, EamDensity{in, a.embedding_derivative.data(), embed_.data()});
+    return;
+  }
+  auto run = [&](auto tensor) {
+    EamForces<decltype(tensor)::value> f{in,
+                                         a.embedding_derivative.data(),
+                                         embed_.data(),
+                                         a.fx.data(),
+                                         a.fy.data(),
+                                         a.fz.data(),
+                                         a.pe.data(),
+                                         a.virial.data(),
+                                         opt.accumulate,
+                                         {}};
+    for (int c = 0; c < 6; ++c) f.tensor[c] = opt.tensor[c];
+    cpu_for(a.nlocal, f);
+  };
+  if (opt.virial_tensor())
+    run(std::true_type{});
+  else
+    run(std::false_type{});
+}
+
+std::vector<ManyBodyStyleEntry> eam_styles() {
+  return {
+      {"eam", true, false, &funcfl_cutoff, &make_funcfl},
+      {"eam/alloy", false, true, &setfl_cutoff<EamFormat::kSetfl>, &make_setfl<EamFormat::kSetfl>},
+      {"eam/fs", false, true, &setfl_cutoff<EamFormat::kFinnisSinclair>, &make_setfl<EamFormat::kFinnisSinclair>},
+  };
+}
+
+}  // namespace tessera

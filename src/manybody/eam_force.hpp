@@ -1,0 +1,35 @@
+#pragma once
+// The embedded-atom method as a force of two passes (eam_kernels.hpp): a
+// density pass that leaves F'(rho) in the registered field
+// "embedding_derivative", the forward of that field to the ghosts, and a
+// force pass. Deck styles eam (funcfl files), eam/alloy (setfl) and eam/fs
+// (Finnis-Sinclair), as LAMMPS's pair styles of those names.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "manybody/eam_tables.hpp"
+#include "manybody/manybody_styles.hpp"
+
+namespace tessera {
+
+class EamForce final : public Force {
+ public:
+  EamForce(std::string style, EamTables tables) : style_(std::move(style)), tables_(std::move(tables)) {}
+  const char* name() const override { return style_.c_str(); }
+  double max_cutoff() const override { return tables_.cut; }
+  int passes() const override { return 2; }
+  std::vector<std::string> forwarded_after(int pass) const override;
+  void compute_pass(int pass, AtomStore& atoms, const NeighborList& list, const PassOptions& opt) const override;
+  const EamTables& tables() const { return tables_; }
+
+ private:
+  std::string style_;
+  EamTables tables_;
+  mutable std::vector<double> embed_;  // F(rho_i) of the locals, from pass 0 to pass 1
+};
+
+// The deck's three EAM styles, for manybody_styles.cpp.
+std::vector<ManyBodyStyleEntry> eam_styles();
+
+}  // namespace tessera
