@@ -90,8 +90,12 @@ check "a trajectory from 2 ranks reads in MDAnalysis and ends at the checkpoint"
   $py "$src/tests/e2e/h5md_check.py" nve-straight.h5md "nve-straight.ckpt/$(ckpt "$end")" 5 0.005
 
 # Another rank count: N ranks write step 100, M ranks continue to 200; the
-# reference is the straight run on N ranks.
-for pair in "1 4 nve" "4 2 nve" "3 1 nve" "1 3 npt"; do
+# reference is the straight run on N ranks. Under the sanitizers three of
+# the four (each sanitized MPI start costs 3-7 s): 3 -> 1 reads a
+# checkpoint of several parts into one rank, as 4 -> 2 does.
+pairs=("1 4 nve" "4 2 nve" "3 1 nve" "1 3 npt")
+! sanitized || pairs=("1 4 nve" "4 2 nve" "1 3 npt")
+for pair in "${pairs[@]}"; do
   set -- $pair
   from=$1 to=$2 integ=${!3} name="n$1m$2$3"
   deck "$name-straight" "$end" "$integ" "$name-straight"
