@@ -101,15 +101,14 @@ cd "$build"
 # slurm.requeue is left out: it runs alone (RUN_SERIAL) and took 382 s
 # sanitized, a sixth of the stage, for engine code (signals, checkpoints,
 # restarts) that e2e.stop, e2e.kill and e2e.restart run sanitized already;
-# it runs unsanitized in the main suite. So are three unit tests of
-# statistical physics (thousands of steps for a mean temperature or a
-# LAMMPS trajectory: 120 s sanitized, CI 2026-11-27): the same integrators
-# and the data-file reader run sanitized in e2e.restart, e2e.molecules and
-# the LAMMPS force tests; the three run unsanitized in the main suite.
+# it runs unsanitized in the main suite. So are two unit tests of
+# statistical physics (thousands of steps for a mean temperature: 80 s
+# sanitized, CI 2026-11-27): the same integrators run sanitized in
+# e2e.restart; the two run unsanitized in the main suite. (The 1000-step
+# LAMMPS trajectory test stays: it is e2e.readme_figures's fixture.)
 skip='^slurm\.requeue$'
 skip+='|^Langevin holds the set temperature$'
 skip+='|^Nose-Hoover chain holds the set temperature and conserves its energy$'
-skip+='|^1000 NVE steps from a LAMMPS data file follow LAMMPS$'
 ctest --output-on-failure --parallel "$(nproc)" --label-exclude long --exclude-regex "$skip" \
   --timeout 3600 "$@"
 rc=$?
