@@ -71,7 +71,7 @@ def lammps_step0(path):
 def tessera_step0(csv_path):
     with open(csv_path) as f:
         row = next(csv.DictReader(f))
-    return {k: float(v) for k, v in row.items()}
+    return {k.split(" ")[0]: float(v) for k, v in row.items()}  # "pe (eV)" in metal units
 
 
 def from_log(log, pattern):
@@ -80,8 +80,10 @@ def from_log(log, pattern):
 
 
 def check_same_start(t, lm, na, nb):
-    """A case that starts from a data file (chain): both engines read the same
-    atoms and velocities, so step 0 must agree between them to round-off."""
+    """A case whose step 0 both engines must give alike to round-off: the chain
+    (both read the same atoms and velocities from a data file) and EAM (the
+    same lattice and tables; velocities differ but are rescaled to the same
+    temperature, so the kinetic terms agree too)."""
     ok = na is not None and na == nb
     msgs = [f"atoms {na} vs {nb}" + ("" if ok else "  MISMATCH")]
     for col in ("temp", "pe", "ke", "press"):
@@ -99,7 +101,7 @@ def check(args):
     lm = lammps_step0(args.lammps)
     phys = dict(kv.split("=", 1) for kv in open(args.physics).read().split())
     atoms = r"^Loop time of .* with (\d+) atoms"
-    if phys.get("style") == "chain":
+    if phys.get("style") in ("chain", "eam"):
         return check_same_start(t, lm, from_log(args.tessera + ".log", atoms), from_log(args.lammps, atoms))
     atoms = r"^Loop time of .* with (\d+) atoms"
     na, nb = from_log(args.tessera + ".log", atoms), from_log(args.lammps, atoms)
@@ -206,7 +208,7 @@ def plot(cases, atoms, med, runs, best, png, cores):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    lj = sorted((c for c in cases if c not in ("morse", "chain")), key=lambda c: atoms[c])
+    lj = sorted((c for c in cases if c not in ("morse", "chain", "eam")), key=lambda c: atoms[c])
     styles = [("tessera", "Tessera", dict(color="C0", lw=2.2, marker="o")),
               ("best", "LAMMPS (best of plain/opt)", dict(color="C3", lw=2.2, marker="s")),
               ("lj_cut", "LAMMPS lj/cut", dict(color="C3", lw=1, ls=":", alpha=0.45, marker=".")),
@@ -219,7 +221,7 @@ def plot(cases, atoms, med, runs, best, png, cores):
             err = [[y[i] - min(runs[(c, pick(c))]) for i, c in enumerate(lj)],
                    [max(runs[(c, pick(c))]) - y[i] for i, c in enumerate(lj)]]
             ax.errorbar(x, y, yerr=err, label=name, capsize=3, **kw)
-        for other, marker in (("morse", "*"), ("chain", "D")):
+        for other, marker in (("morse", "*"), ("chain", "D"), ("eam", "^")):
             if other in cases and key in ("tessera", "best"):
                 ax.plot(atoms[other], med[(other, pick(other))], marker=marker, ms=11, ls="none",
                         color=kw["color"], label=f"{name.split(' (')[0]}, {other}")
@@ -227,7 +229,7 @@ def plot(cases, atoms, med, runs, best, png, cores):
     ax.set_ylim(bottom=0)
     ax.set_xlabel("atoms")
     ax.set_ylabel("atom-steps/s (median)")
-    ax.set_title(f"Tessera vs LAMMPS, {cores} core(s): LJ (lines), Morse (stars), chain (diamonds); bars: min..max", fontsize=10)
+    ax.set_title(f"Tessera vs LAMMPS, {cores} core(s): LJ (lines), Morse (stars), chain (diamonds), EAM (triangles); bars: min..max", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

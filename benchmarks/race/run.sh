@@ -11,7 +11,7 @@ invocation="benchmarks/race/run.sh${*:+ $*}"
 usage() {
   cat <<EOF
 Usage: benchmarks/race/run.sh [options]
-  --sizes LIST    cases to run, comma-separated from: 32k,256k,2M,16M,morse (default: all)
+  --sizes LIST    cases to run, comma-separated from: 32k,256k,2M,16M,morse,chain,eam (default: all)
   --reps N        timed repetitions per engine and case (default: 3)
   --cores N       Tessera threads (1 process) = LAMMPS MPI ranks (default: $(nproc))
   --tessera-ranks run Tessera as N MPI ranks of 1 thread each, as LAMMPS runs,
@@ -32,11 +32,11 @@ EOF
 # multiple of 20 so both engines do the same number of neighbour-list builds.
 # chain: LAMMPS's in.chain system (issue 29), read from the reference melt
 # (32,000 beads; no lattice, so its "cells" entry only marks it known).
-declare -A cells=([32k]=20 [256k]=40 [2M]=80 [16M]=160 [morse]=40 [chain]=0)
-declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200 [chain]=2000)
-all_cases="32k 256k 2M 16M morse chain"
+declare -A cells=([32k]=20 [256k]=40 [2M]=80 [16M]=160 [morse]=40 [chain]=0 [eam]=20)
+declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200 [chain]=2000 [eam]=500)
+all_cases="32k 256k 2M 16M morse chain eam"
 
-sizes="32k,256k,2M,16M,morse,chain"; reps=3; cores=$(nproc); out=""; steps=""; dry=0; tranks=0
+sizes="32k,256k,2M,16M,morse,chain,eam"; reps=3; cores=$(nproc); out=""; steps=""; dry=0; tranks=0
 tessera="$repo/build/src/app/tessera"
 while [ $# -gt 0 ]; do
   case "$1" in --dry-run|--tessera-ranks|-h|--help) ;; *) [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; exit 2; } ;; esac
@@ -161,8 +161,52 @@ EOF
   echo "style=chain atoms=32000 chains=320x100 bond=fene,K=30,R0=1.5 cutoff=$wca shift=yes special_bonds=fene skin=0.4 list=every1,delay1,check dt=0.012" > "$dir/physics"
 }
 
+# LAMMPS's bench/in.eam: 32,000 Cu atoms (fcc, a = 3.615 A, 20^3 cells),
+# Cu_u3.eam (funcfl) from lammps-data, 1600 K, skin 1 A, list checked every
+# step after a delay of 5, dt 5 fs; LAMMPS's suffix run is eam/opt. Thermo
+# as Tessera's in metal units: totals, not per atom (norm no).
+write_eam_inputs() {  # dir steps
+  local dir=$1 s=$2 pot=/usr/share/lammps/potentials/Cu_u3.eam
+  [ -r "$pot" ] || die "$pot not found (Debian: lammps-data)"
+  mkdir -p "$dir"
+  cat > "$dir/tessera.yaml" <<EOF
+units: metal
+system:
+  lattice: {style: fcc, constant: 3.615, cells: [20, 20, 20]}
+  masses: [63.55]
+velocity: {temperature: 1600, seed: 376847}
+potential: {style: eam, file: $pot}
+neighbor: {skin: 1.0, every: 1, delay: 5, check: true}
+integrator: {style: nve, dt: 0.005}
+run: {steps: $s}
+output:
+  thermo: {every: 0, file: tessera.thermo.csv}
+EOF
+  cat > "$dir/lammps.in" <<EOF
+units           metal
+atom_style      atomic
+lattice         fcc 3.615
+region          box block 0 20 0 20 0 20
+create_box      1 box
+create_atoms    1 box
+pair_style      eam
+pair_coeff      1 1 $pot
+velocity        all create 1600.0 376847 loop geom
+neighbor        1.0 bin
+neigh_modify    every 1 delay 5 check yes
+fix             1 all nve
+timestep        0.005
+thermo_style    custom step temp pe ke etotal press
+thermo_modify   norm no format float %.17g
+thermo          $s
+run             $s
+EOF
+  echo "style=eam atoms=32000 lattice=fcc,3.615A potential=Cu_u3.eam(funcfl) temp=1600K skin=1.0A list=every1,delay5,check dt=0.005ps" > "$dir/physics"
+}
+
 write_inputs() {  # case dir steps
   [ "$1" != chain ] || { write_chain_inputs "$2" "$3"; return; }
+  [ "$1" != eam ] || { write_eam_inputs "$2" "$3"; return; }
   local c=$1 dir=$2 s=$3 n=${cells[$1]}
   local density=0.8442 temp=1.44 seed=87287 cut=2.5 skin=0.3 dt=0.005
   local style=lj/cut tcoeff="epsilon: 1.0, sigma: 1.0" lcoeff="1.0 1.0"

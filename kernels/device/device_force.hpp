@@ -35,6 +35,9 @@ class DeviceForce {
   // ones before the ghosts have moved: not for a force that reads atoms
   // its list does not name (bonded partners, found by id).
   virtual bool splits() const { return true; }
+  // Whether it can run over a cluster list (neighbor.layout: clusters), or
+  // needs rows.
+  virtual bool over_clusters() const { return true; }
   // As Force::may_fail and Force::failure, for the last computation over
   // atoms `a` (failure reads the device).
   virtual bool may_fail() const { return false; }

@@ -13,6 +13,7 @@
 #include "bonded/bonded_list.hpp"
 #include "core/error.hpp"
 #include "device/bonded_forces.hpp"
+#include "device/eam_forces.hpp"
 #include "device/pair_forces.hpp"
 #include "device/pipeline_engine.hpp"
 #include "potentials/pair_style_impl.hpp"
@@ -83,6 +84,7 @@ DeviceForces device_forces(const ForceList& forces, int ntypes, DeviceStream s) 
       d = bonded_twin<BondForce, DeviceBondForce>(BondStyles{}, forces[k], map, s);
       if (!d) d = bonded_twin<AngleForce, DeviceAngleForce>(AngleStyles{}, forces[k], map, s);
       if (!d) d = special_twin(Potentials{}, forces[k], ntypes, map, s);
+      if (!d) d = eam_twin(forces[k], s);
     }
     if (!d) throw std::invalid_argument(std::string(forces[k].name()) + " has no device version");
     out.push_back(std::move(d));
@@ -98,6 +100,12 @@ std::unique_ptr<DeviceEngine> make_pipeline_engine(const Simulation& sim, const 
   } catch (const std::invalid_argument& e) {
     throw InputError(fmt::format("{}: potential.style {}: {}", sim.deck().path, sim.deck().potential.style, e.what()));
   }
+  if (sim.deck().neighbor.layout == "clusters")
+    for (const auto& f : forces)
+      if (!f->over_clusters())
+        throw InputError(fmt::format("{}: potential.style {} has no cluster-list form on the device yet: use "
+                                     "neighbor.layout: rows, or backend: cpu",
+                                     sim.deck().path, sim.deck().potential.style));
   return std::make_unique<PipelineEngine>(sim, description, std::move(forces), s, halo);
 }
 

@@ -271,6 +271,15 @@ if [[ -n $ref && ! -e $ref/lj_melt.data ]]; then
     echo "== reference files: could not link $resolved (the tests that read melts will fail)" >>"$OUT/system.txt"
   fi
 fi
+# The EAM tests read lammps-data's potential files at Debian's path.
+pots=/usr/share/lammps/potentials
+if [[ -d $B/potentials && ! -e $pots/Cu_u3.eam ]]; then
+  if mkdir -p "$(dirname "$pots")" 2>/dev/null && ln -sfn "$B/potentials" "$pots" 2>/dev/null && [[ -e $pots/Cu_u3.eam ]]; then
+    echo "== potential files: $pots -> $B/potentials" >>"$OUT/system.txt"
+  else
+    echo "== potential files: could not link $pots (the EAM device tests will fail)" >>"$OUT/system.txt"
+  fi
+fi
 checkpoint
 
 # run_step ID CAP LOG KEY_REGEX CMD...: runs CMD for at most CAP seconds

@@ -12,7 +12,8 @@
 #                     they and mpirun load, not glibc's, not libcuda: the
 #                     driver's own must be used), mpi/ (Open MPI's launcher,
 #                     plugins, help files), reference/ (the LAMMPS melts the
-#                     tests read), inputs/ (the decks), thermo-verdict.awk,
+#                     tests read), potentials/ (the EAM files the device
+#                     tests name), inputs/ (the decks), thermo-verdict.awk,
 #                     compute-sanitizer/ when this toolkit has it, and
 #                     peers/ from benchmarks/gpu-peers/bundle.sh when that
 #                     exists (PEERS=0 leaves it out; its failure only drops it)
@@ -174,6 +175,15 @@ fi
 # The LAMMPS melts the device tests read. Their path is compiled in;
 # device-run.sh makes that path lead here.
 cp "$root"/tests/reference/*.data "$bundle/reference/"
+# The EAM potential files those tests name (lammps-data's), which the
+# device machine lacks; device-run.sh makes their folder lead here.
+eam_files="Cu_u3.eam CuNi.eam.alloy AlFe_mm.eam.fs"
+mkdir -p "$bundle/potentials"
+for f in $eam_files; do
+  [[ -r /usr/share/lammps/potentials/$f ]] ||
+    die "/usr/share/lammps/potentials/$f is missing (Debian's lammps-data; scripts/install-deps.sh installs it)"
+  cp "/usr/share/lammps/potentials/$f" "$bundle/potentials/"
+done
 
 # Decks, each lj-melt.yaml with some of its text replaced. A replacement
 # whose text is not there stops the bundling (lj-melt.yaml changed), and

@@ -225,10 +225,13 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
     fmt::print("tessera: molecules with neighbor.layout: clusters run on the CPU so far: running on the CPU\n");
     gpu = -1;
   }
-  // Many-body potentials have no device twin yet: `auto` runs them on the
-  // CPU; `cuda` is refused by use_device, naming the style.
-  if (gpu >= 0 && deck.backend == "auto" && find_manybody_style(deck.potential.style)) {
-    fmt::print("tessera: potential {} runs on the CPU so far: running on the CPU\n", deck.potential.style);
+  // Many-body potentials run on the device over rows only: with the
+  // cluster layout `auto` runs them on the CPU; `cuda` is refused by
+  // make_device_engine, naming the style.
+  if (gpu >= 0 && deck.backend == "auto" && find_manybody_style(deck.potential.style) &&
+      deck.neighbor.layout == "clusters") {
+    fmt::print("tessera: potential {} with neighbor.layout: clusters runs on the CPU so far: running on the CPU\n",
+               deck.potential.style);
     gpu = -1;
   }
   if (gpu >= 0) sim.use_device(make_device_engine(sim, gpu));

@@ -106,7 +106,7 @@ void EamForce::compute_pass(int pass, AtomStore& a, const NeighborList& nl, cons
                     a.type.data(),     nl.index.data(), nl.count.data(), nl.stride};
   if (pass == 0) {
     embed_.resize(a.nlocal);
-    cpu_for(a.nlocal, EamDensity{in, a.embedding_derivative.data(), embed_.data()});
+    cpu_for(a.nlocal, EamDensity<>{in, a.embedding_derivative.data(), embed_.data()});
     return;
   }
   auto run = [&](auto tensor) {

@@ -10,6 +10,15 @@
 // F' to the ghosts; EamForces (pass 1) gives each atom its own force from
 // both ends' F', so no atom writes another's sums. Daw & Baskes, PRB 29,
 // 6443 (1984); evaluation as LAMMPS's pair_style eam (eam_tables.hpp).
+//
+// Real is the type of the per-pair math, as in PairForce: double, or float
+// for `precision: mixed` on the device: the spline pieces, phi, 1/r and the
+// pair force. Positions, the separation, the cutoff test, r and its place
+// on the grid, every sum and the embedding function of the summed density
+// stay in double either way: a float r loses about 9 bits of the fraction p
+// at the far end of a grid of ~600 knots (forces of the CuNi melt 1.2e-5
+// from double with it, 2.0e-6 without), and F' of a dense metal turns the
+// last digits of rho into force.
 #include <cmath>
 
 #include "core/host_device.hpp"
@@ -42,8 +51,15 @@ struct EamView {
   TESSERA_HD const double* r_piece(const double* table, int t, int m) const {
     return table + (static_cast<long>(t) * (nr + 1) + m) * kEamCoeffs;
   }
-  TESSERA_HD static double value(const double* c, double p) { return ((c[3] * p + c[4]) * p + c[5]) * p + c[6]; }
-  TESSERA_HD static double slope(const double* c, double p) { return (c[0] * p + c[1]) * p + c[2]; }
+  template <class Real>
+  TESSERA_HD static Real value(const double* c, Real p) {
+    return ((static_cast<Real>(c[3]) * p + static_cast<Real>(c[4])) * p + static_cast<Real>(c[5])) * p +
+           static_cast<Real>(c[6]);
+  }
+  template <class Real>
+  TESSERA_HD static Real slope(const double* c, Real p) {
+    return (static_cast<Real>(c[0]) * p + static_cast<Real>(c[1])) * p + static_cast<Real>(c[2]);
+  }
 };
 
 inline EamView eam_view(const EamTables& t) {
@@ -75,6 +91,7 @@ struct EamAtoms {
   int stride;
 };
 
+template <class Real = double>
 struct EamDensity {
   EamAtoms in;
   double* fp;     // F'(rho_i), locals
@@ -91,9 +108,10 @@ struct EamDensity {
       const double dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
       const double r2 = dx * dx + dy * dy + dz * dz;
       if (r2 < v.cutsq) {
-        double p;
-        const int m = v.r_knot(std::sqrt(r2), p);
-        rho += EamView::value(v.r_piece(v.rhor, v.type2rhor[type[j] * v.ntp + ti], m), p);
+        double pd;
+        const int m = v.r_knot(std::sqrt(r2), pd);
+        const Real p = static_cast<Real>(pd);
+        rho += static_cast<double>(EamView::value(v.r_piece(v.rhor, v.type2rhor[type[j] * v.ntp + ti], m), p));
       }
     }
     double p = rho * v.rdrho + 1.0;
@@ -104,7 +122,7 @@ struct EamDensity {
     p = p < 1.0 ? p : 1.0;
     const double* c = v.frho + (static_cast<long>(v.type2frho[ti]) * (v.nrho + 1) + m) * kEamCoeffs;
     const double d = EamView::slope(c, p);
-    double e = EamView::value(c, p);
+    double e = EamView::value(c, p);  // double: see the head of this file
     // Past the table F continues along its last tangent, so that a close
     // approach still conserves energy.
     if (rho > v.rhomax) e += d * (rho - v.rhomax);
@@ -114,7 +132,7 @@ struct EamDensity {
 };
 
 // kTensor: the virial tensor too (xx yy zz xy xz yz), as PairSums.
-template <bool kTensor>
+template <bool kTensor, class Real = double>
 struct EamForces {
   EamAtoms in;
   const double* fp;     // F', locals and ghosts
@@ -140,32 +158,39 @@ struct EamForces {
       const double r2 = dx * dx + dy * dy + dz * dz;
       if (!(r2 < v.cutsq)) continue;
       const int tj = type[j];
-      const double r = std::sqrt(r2);
-      double p;
-      const int m = v.r_knot(r, p);
-      // d rho_j(r)/dr, the density i puts at j, and d rho_i(r)/dr.
-      const double rhoip = EamView::slope(v.r_piece(v.rhor, v.type2rhor[ti * v.ntp + tj], m), p);
-      const double rhojp = EamView::slope(v.r_piece(v.rhor, v.type2rhor[tj * v.ntp + ti], m), p);
+      const Real r2r = static_cast<Real>(r2);
+      const double rd = std::sqrt(r2);
+      const Real r = static_cast<Real>(rd);
+      double pd;
+      const int m = v.r_knot(rd, pd);
+      const Real p = static_cast<Real>(pd);
+      // d rho_j(r)/dr, the density i puts at j, and d rho_i(r)/dr: one
+      // table when both ends' densities are the same function (every pair
+      // of a one-element metal), evaluated once.
+      const int ti_to_j = v.type2rhor[ti * v.ntp + tj], tj_to_i = v.type2rhor[tj * v.ntp + ti];
+      const Real rhoip = EamView::slope(v.r_piece(v.rhor, ti_to_j, m), p);
+      const Real rhojp = ti_to_j == tj_to_i ? rhoip : EamView::slope(v.r_piece(v.rhor, tj_to_i, m), p);
       const double* c = v.r_piece(v.z2r, v.type2z2r[ti * v.ntp + tj], m);
-      const double z2p = EamView::slope(c, p), z2 = EamView::value(c, p);
-      const double recip = 1.0 / r;
-      const double phi = z2 * recip;
-      const double phip = z2p * recip - phi * recip;
-      const double psip = fp[i] * rhojp + fp[j] * rhoip + phip;
-      const double fpair = -psip * recip;
-      const double fxp = dx * fpair, fyp = dy * fpair, fzp = dz * fpair;
-      sx += fxp;
-      sy += fyp;
-      sz += fzp;
-      e += phi;
-      w += r2 * fpair;
+      const Real z2p = EamView::slope(c, p), z2 = EamView::value(c, p);
+      const Real recip = Real(1) / r;
+      const Real phi = z2 * recip;
+      const Real phip = z2p * recip - phi * recip;
+      const Real psip = static_cast<Real>(fp[i]) * rhojp + static_cast<Real>(fp[j]) * rhoip + phip;
+      const Real fpair = -psip * recip;
+      const Real dxr = static_cast<Real>(dx), dyr = static_cast<Real>(dy), dzr = static_cast<Real>(dz);
+      const Real fxp = dxr * fpair, fyp = dyr * fpair, fzp = dzr * fpair;
+      sx += static_cast<double>(fxp);
+      sy += static_cast<double>(fyp);
+      sz += static_cast<double>(fzp);
+      e += static_cast<double>(phi);
+      w += static_cast<double>(r2r * fpair);
       if constexpr (kTensor) {
-        t[0] += dx * fxp;
-        t[1] += dy * fyp;
-        t[2] += dz * fzp;
-        t[3] += dx * fyp;
-        t[4] += dx * fzp;
-        t[5] += dy * fzp;
+        t[0] += static_cast<double>(dxr * fxp);
+        t[1] += static_cast<double>(dyr * fyp);
+        t[2] += static_cast<double>(dzr * fzp);
+        t[3] += static_cast<double>(dxr * fyp);
+        t[4] += static_cast<double>(dxr * fzp);
+        t[5] += static_cast<double>(dyr * fzp);
       }
     }
     // Each pair is met from both ends: half its energy and virial here.

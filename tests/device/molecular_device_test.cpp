@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "device_compare.hpp"
 #include "device_twin.hpp"
+#include "device_vs_cpu.hpp"
 #include "molecular_decks.hpp"
 
 using namespace tessera;
@@ -30,62 +31,12 @@ std::string mol_deck(const std::string& special = "{lj: [0, 0.5, 0.8]}", const s
          "run: {steps: 0}\n";
 }
 
-double rel(double a, double b) {
-  const double m = std::max(std::abs(a), std::abs(b));
-  return m > 0 ? std::abs(a - b) / m : 0;
-}
-
-double worst_thermo(const ThermoValues& a, const ThermoValues& b) {
-  double w = 0;
-  for (auto [x, y] : {std::pair{a.temp, b.temp}, {a.pe, b.pe}, {a.ke, b.ke}, {a.etotal, b.etotal}, {a.press, b.press}})
-    w = std::max(w, rel(x, y));
-  return w;
-}
-
-double worst_tensor(const PressureTensor& a, const PressureTensor& b) {
-  const double scale = std::max({std::abs(b.xx), std::abs(b.yy), std::abs(b.zz)});
-  double w = 0;
-  for (auto [x, y] : {std::pair{a.xx, b.xx}, {a.yy, b.yy}, {a.zz, b.zz}, {a.xy, b.xy}, {a.xz, b.xz}, {a.yz, b.yz}})
-    w = std::max(w, std::abs(x - y) / scale);
-  return w;
-}
-
-double largest_force(const AtomStore& a) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.nlocal; ++i) m = std::max(m, std::hypot(a.fx[i], a.fy[i], a.fz[i]));
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("Molecules on the device: forces, pressure tensor and 20 NVE steps equal the CPU's", "[device][molecular]") {
   for (const char* special : {"{lj: [0, 0.5, 0.8]}", "{lj: [0, 0, 0]}"}) {
     INFO("special_bonds " << special);
-    Simulation cpu(deck_from(mol_deck(special)));
-    cpu.set_virial_tensor(true);
-    cpu.setup();
-    auto dev = device_simulation(mol_deck(special));
-    dev->set_virial_tensor(true);
-    dev->setup();
-    REQUIRE(dev->atoms().nlocal == cpu.atoms().nlocal);
-    const double f0 = max_force_error(dev->atoms(), cpu.atoms());
-    INFO("step 0: worst relative force difference " << f0);
-    CHECK(largest_force(cpu.atoms()) > 10.0);
-    CHECK(f0 <= 1e-12);
-    const double t0 = worst_tensor(dev->pressure_tensor(), cpu.pressure_tensor());
-    INFO("pressure tensor " << t0);
-    CHECK(t0 <= 1e-12);
-    double worst = worst_thermo(dev->thermo(), cpu.thermo());
-    for (int s = 1; s <= 20; ++s) {
-      cpu.run(1, nullptr);
-      dev->run(1, nullptr);
-      worst = std::max(worst, worst_thermo(dev->thermo(), cpu.thermo()));
-    }
-    INFO("20 steps: worst relative thermo difference " << worst << ", forces "
-                                                       << max_force_error(dev->atoms(), cpu.atoms()));
-    CHECK(worst <= 1e-10);
-    CHECK(max_force_error(dev->atoms(), cpu.atoms()) <= 1e-10);
-    CHECK(dev->thermo().step == 20);
+    check_device_follows_cpu(mol_deck(special), 10.0);
   }
 }
 
