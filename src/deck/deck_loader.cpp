@@ -189,7 +189,9 @@ PolymerMeltSpec read_polymer_melt(const YamlSection& s, const Units& units) {
   return m;
 }
 
-SystemSpec read_system(const YamlSection& s, const std::string& deck_dir, const Units& units) {
+// `potential_masses`: the deck's potential gives the atom types their masses
+// (a many-body style's file, system/potential_masses.hpp).
+SystemSpec read_system(const YamlSection& s, const std::string& deck_dir, const Units& units, bool potential_masses) {
   s.only();
   SystemSpec sys;
   if (int(s.has("lattice")) + int(s.has("read_data")) + int(s.has("polymer_melt")) != 1)
@@ -211,10 +213,11 @@ SystemSpec read_system(const YamlSection& s, const std::string& deck_dir, const 
       throw_at(sys.lattice->basis_types_at,
                fmt::format("type {} is above the {} atom type(s) of the system", highest, sys.ntypes));
     // A mass of 1 is the natural default only where it is the unit (lj); in
-    // g/mol no default is right for every element.
-    if (sys.masses.empty() && !units.reduced)
+    // g/mol no default is right for every element, unless the potential's
+    // file names the element (build_system takes the masses from it then).
+    if (sys.masses.empty() && !units.reduced && !potential_masses)
       s.fail_here(fmt::format("a lattice in {} units needs 'masses' (g/mol), one per atom type", units.name));
-    if (sys.masses.empty()) sys.masses.assign(sys.ntypes + 1, 1.0);
+    if (sys.masses.empty() && !potential_masses) sys.masses.assign(sys.ntypes + 1, 1.0);
   } else {
     const std::string f = s.string("read_data");
     if (f.empty()) s.fail("read_data", "empty file name");
@@ -284,6 +287,19 @@ PotentialSpec read_manybody(const YamlSection& s, const ManyBodyStyleEntry& styl
     p.cutoff_at = s.where("cutoff");
   }
   return p;
+}
+
+// Whether the deck's potential style takes its masses from its file: a
+// look ahead for read_system, which comes first; read_potential checks the
+// section in full.
+bool potential_gives_masses(const YamlSection& top) {
+  if (!top.has("potential")) return false;
+  const YAML::Node potential = top.node("potential");
+  if (!potential.IsMap()) return false;
+  const YAML::Node style = static_cast<const YAML::Node&>(potential)["style"];
+  if (!style || !style.IsScalar()) return false;
+  const ManyBodyStyleEntry* mb = find_manybody_style(style.Scalar());
+  return mb && mb->file_masses;
 }
 
 PotentialSpec read_potential(const YamlSection& s, const std::string& deck_dir) {
@@ -849,7 +865,7 @@ Deck parse_deck(const std::string& text, const std::string& path) {
   const long long threads = top.integer("threads", 0);
   if (threads < 0 || threads > 4096) top.fail("threads", "must be between 0 (default) and 4096");
   d.threads = static_cast<int>(threads);
-  d.system = read_system(top.section("system"), dir, *units);
+  d.system = read_system(top.section("system"), dir, *units, potential_gives_masses(top));
   if (top.has("velocity")) d.velocity = read_velocity(top.section("velocity"));
   d.potential = read_potential(top.section("potential"), dir);
   if (top.has("bonds")) d.bonds = read_bonded(top.section("bonds"), "bond", bond_styles());

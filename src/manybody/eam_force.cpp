@@ -57,20 +57,43 @@ double funcfl_cutoff(const PotentialSpec& spec) {
   return cut;
 }
 
-std::unique_ptr<Force> make_funcfl(const PotentialSpec& spec, int ntypes) {
+// The funcfl files of a system of `ntypes` types, and the one each type uses.
+struct FuncflTypes {
+  std::vector<EamFile> files;
+  std::vector<int> file_of_type;  // 1..ntypes, [0] unused
+};
+
+FuncflTypes funcfl_types(const PotentialSpec& spec, int ntypes) {
   const int n = static_cast<int>(spec.files.size());
   if (n != 1 && n != ntypes)
     throw_at(spec.files_at, fmt::format("{} files for the {} atom type(s) of the system: give one for every type, "
                                         "or one per type in type order",
                                         n, ntypes));
   std::vector<std::string> distinct;
-  const std::vector<EamFile> files = read_funcfl(spec, distinct);
-  std::vector<int> file_of_type(ntypes + 1, 0);
+  FuncflTypes out;
+  out.files = read_funcfl(spec, distinct);
+  out.file_of_type.assign(ntypes + 1, 0);
   for (int t = 1; t <= ntypes; ++t) {
     const std::string& f = spec.files[n == 1 ? 0 : t - 1];
-    file_of_type[t] = static_cast<int>(std::find(distinct.begin(), distinct.end(), f) - distinct.begin());
+    out.file_of_type[t] = static_cast<int>(std::find(distinct.begin(), distinct.end(), f) - distinct.begin());
   }
-  return std::make_unique<EamForce>(spec.style, eam_tables_funcfl(files, file_of_type));
+  return out;
+}
+
+std::unique_ptr<Force> make_funcfl(const PotentialSpec& spec, int ntypes) {
+  const FuncflTypes ft = funcfl_types(spec, ntypes);
+  return std::make_unique<EamForce>(spec.style, eam_tables_funcfl(ft.files, ft.file_of_type));
+}
+
+// A funcfl file's mass is its element's (the line "Z mass a lattice").
+std::vector<FileMass> funcfl_masses(const PotentialSpec& spec, int ntypes) {
+  const FuncflTypes ft = funcfl_types(spec, ntypes);
+  std::vector<FileMass> m(ntypes + 1);
+  for (int t = 1; t <= ntypes; ++t) {
+    const EamFile& f = ft.files[ft.file_of_type[t]];
+    m[t] = {f.mass.at(0), f.path};
+  }
+  return m;
 }
 
 template <EamFormat kFormat>
@@ -78,9 +101,8 @@ double setfl_cutoff(const PotentialSpec& spec) {
   return read_one(spec, kFormat).cut;
 }
 
-template <EamFormat kFormat>
-std::unique_ptr<Force> make_setfl(const PotentialSpec& spec, int ntypes) {
-  const EamFile f = read_one(spec, kFormat);
+// The element of each of the `ntypes` atom types in `f` (1..ntypes, [0] unused).
+std::vector<int> setfl_types(const PotentialSpec& spec, const EamFile& f, int ntypes) {
   const int n = static_cast<int>(spec.elements.size());
   if (n < ntypes)
     throw_at(spec.elements_at, fmt::format("atom type {} has no element: elements names {} for the {} atom type(s) "
@@ -91,7 +113,22 @@ std::unique_ptr<Force> make_setfl(const PotentialSpec& spec, int ntypes) {
              fmt::format("elements names {} for the {} atom type(s) of the system (one per type)", n, ntypes));
   std::vector<int> element_of_type(ntypes + 1, 0);
   for (int t = 1; t <= ntypes; ++t) element_of_type[t] = f.element_index(spec.elements[t - 1]);
-  return std::make_unique<EamForce>(spec.style, eam_tables_setfl(f, element_of_type));
+  return element_of_type;
+}
+
+template <EamFormat kFormat>
+std::unique_ptr<Force> make_setfl(const PotentialSpec& spec, int ntypes) {
+  const EamFile f = read_one(spec, kFormat);
+  return std::make_unique<EamForce>(spec.style, eam_tables_setfl(f, setfl_types(spec, f, ntypes)));
+}
+
+template <EamFormat kFormat>
+std::vector<FileMass> setfl_masses(const PotentialSpec& spec, int ntypes) {
+  const EamFile f = read_one(spec, kFormat);
+  const std::vector<int> element_of_type = setfl_types(spec, f, ntypes);
+  std::vector<FileMass> m(ntypes + 1);
+  for (int t = 1; t <= ntypes; ++t) m[t] = {f.mass.at(element_of_type[t]), f.path};
+  return m;
 }
 
 }  // namespace
@@ -131,9 +168,11 @@ void EamForce::compute_pass(int pass, AtomStore& a, const NeighborList& nl, cons
 
 std::vector<ManyBodyStyleEntry> eam_styles() {
   return {
-      {"eam", true, false, &funcfl_cutoff, &make_funcfl},
-      {"eam/alloy", false, true, &setfl_cutoff<EamFormat::kSetfl>, &make_setfl<EamFormat::kSetfl>},
-      {"eam/fs", false, true, &setfl_cutoff<EamFormat::kFinnisSinclair>, &make_setfl<EamFormat::kFinnisSinclair>},
+      {"eam", true, false, &funcfl_cutoff, &make_funcfl, &funcfl_masses},
+      {"eam/alloy", false, true, &setfl_cutoff<EamFormat::kSetfl>, &make_setfl<EamFormat::kSetfl>,
+       &setfl_masses<EamFormat::kSetfl>},
+      {"eam/fs", false, true, &setfl_cutoff<EamFormat::kFinnisSinclair>, &make_setfl<EamFormat::kFinnisSinclair>,
+       &setfl_masses<EamFormat::kFinnisSinclair>},
   };
 }
 

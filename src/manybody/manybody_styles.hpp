@@ -14,6 +14,12 @@ namespace tessera {
 
 struct PotentialSpec;
 
+// The mass a potential file gives an atom type, and that file.
+struct FileMass {
+  double mass = 0;
+  std::string file;
+};
+
 struct ManyBodyStyleEntry {
   std::string name;
   // `potential.file` may name one file per atom type (else exactly one).
@@ -26,6 +32,10 @@ struct ManyBodyStyleEntry {
   // The force for a system of `ntypes` atom types; throws InputError when
   // a type has no file or element.
   std::unique_ptr<Force> (*make)(const PotentialSpec& spec, int ntypes) = nullptr;
+  // The mass of each atom type (index 0 unused) as its file gives it, which
+  // LAMMPS's pair_coeff makes the type's mass (system/potential_masses.hpp
+  // does the same); throws as `make` does. Null: the files give no masses.
+  std::vector<FileMass> (*file_masses)(const PotentialSpec& spec, int ntypes) = nullptr;
 };
 
 const std::vector<ManyBodyStyleEntry>& manybody_styles();

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "atoms/atom_fields.hpp"
 #include "domain/rank_grid.hpp"
+#include "forces/force_list.hpp"
 #include "run/simulation.hpp"
 
 namespace tessera {
@@ -180,8 +182,8 @@ std::string step_time_lines(const Deck& deck, const Figures& figures, const std:
 // N times the largest rank's compute plus the halo, not hidden at all
 // (lower bound) or hidden entirely behind the forces (upper bound).
 std::string link_lines(const Deck& deck, const Figures& figures, const Link& link, int gpus, long long natoms,
-                       int transfers, long long received, const std::vector<StepEstimate>& est) {
-  const double bytes = 24.0 * static_cast<double>(received);
+                       int transfers, long long received, double bytes_per_ghost, const std::vector<StepEstimate>& est) {
+  const double bytes = bytes_per_ghost * static_cast<double>(received);
   const double halo = transfers * link.latency_us * 1e-6 + bytes / (link.gb_per_s * 1e9);
   std::string out = fmt::format(
       "Halo over the link given (--link {:g} GB/s, {:g} us per transfer; a figure you gave, not measured here):\n"
@@ -272,6 +274,30 @@ std::string margin_lines(const Deck& deck, const Box& low, double margin, const 
   return out;
 }
 
+// What the forces forward to the ghosts between their passes each step (a
+// many-body potential's intermediates, Force::forwarded_after): every
+// quantity is one more exchange over the same ghosts as the positions, one
+// double per ghost per array of it.
+struct Forwards {
+  int rounds = 0;  // exchanges per step, each as many messages as the positions'
+  int values = 0;  // doubles per ghost, over all of them
+  std::string names;
+};
+
+Forwards forwards_of(const ForceList& forces) {
+  Forwards out;
+  AtomStore probe;
+  for (std::size_t k = 0; k < forces.size(); ++k)
+    for (int p = 0; p + 1 < forces[k].passes(); ++p)
+      for (const std::string& q : forces[k].forwarded_after(p)) {
+        ++out.rounds;
+        out.values += static_cast<int>(
+            forwardable_arrays(probe, q.c_str(), [](std::vector<double>& v) { return v.data(); }).size());
+        out.names += fmt::format("{}{} ({} after pass {})", out.names.empty() ? "" : ", ", q, forces[k].name(), p);
+      }
+  return out;
+}
+
 }  // namespace
 
 Link parse_link(const std::string& text) {
@@ -353,15 +379,25 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
       max_local, max_ghost, human_bytes(max_mem), layout, per.per_local, per.list_per_local, per.per_ghost, balance);
   int messages = 0;
   for (int d = 0; d < 3; ++d) messages += grid.n[d] > 1 ? 2 : 0;
+  const Forwards fw = forwards_of(sim.forces());
+  const double bytes_per_ghost = 24.0 + 8.0 * fw.values;
   if (messages > 0)
     out += fmt::format(
         "Halo per step: up to {} ghost positions ({}) arrive at a rank in {} messages; the other ghosts are\n"
         "  periodic copies made in place (axes with one rank). The same count as the run's `Halo per step` line.\n",
         max_received, human_bytes(24.0 * static_cast<double>(max_received)), messages);
+  if (messages > 0 && fw.rounds > 0)
+    out += fmt::format(
+        "  Forwarded between force passes: {}: {} more value{} per ghost, {} in {} more messages;\n"
+        "  the halo per step in all: {} in {} messages.\n",
+        fw.names, fw.values, fw.values == 1 ? "" : "s", human_bytes(8.0 * fw.values * static_cast<double>(max_received)),
+        messages * fw.rounds, human_bytes(bytes_per_ghost * static_cast<double>(max_received)),
+        messages * (1 + fw.rounds));
   const auto est = estimate_step_time(figures.rows, deck.precision, layout, max_local);
   out += step_time_lines(deck, figures, est, max_local, gpus > 1);
   if (link.given() && messages > 0)
-    out += link_lines(deck, figures, link, gpus, static_cast<long long>(sim.natoms()), messages, max_received, est);
+    out += link_lines(deck, figures, link, gpus, static_cast<long long>(sim.natoms()), messages * (1 + fw.rounds),
+                      max_received, bytes_per_ghost, est);
   else if (link.given())
     out += "Halo over the link given: none (no axis has several ranks; every ghost is a copy made in place)\n";
   out += fmt::format(

@@ -54,6 +54,9 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   timers_.attach_wait_counter(&comm_.waited_seconds());
   if (deck_.threads > 0) omp_set_num_threads(deck_.threads);
   BuiltSystem sys = build_system(deck_, units_);
+  // Every rank built the same system: one voice for its notes.
+  if (comm_.rank() == 0)
+    for (const std::string& note : sys.notes) fmt::print("tessera: note: {}\n", note);
   box_ = sys.box;
   sub_ = SubDomain::whole(box_);
   atoms_ = std::move(sys.atoms);

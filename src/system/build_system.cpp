@@ -10,6 +10,7 @@
 #include "manybody/manybody_styles.hpp"
 #include "system/place_topology.hpp"
 #include "system/polymer_melt.hpp"
+#include "system/potential_masses.hpp"
 
 namespace tessera {
 
@@ -68,6 +69,8 @@ std::vector<BondedCoeffs> resolve_bonded(const std::optional<BondedSpec>& spec, 
 
 BuiltSystem build_system(const Deck& deck, const Units& units) {
   const SystemSpec& spec = deck.system;
+  const ManyBodyStyleEntry* mb = find_manybody_style(deck.potential.style);
+  const bool file_masses = mb && mb->file_masses;
   BuiltSystem s;
   if (spec.lattice) {
     s = build_lattice(*spec.lattice, spec.ntypes, spec.masses);
@@ -82,7 +85,12 @@ BuiltSystem build_system(const Deck& deck, const Units& units) {
       throw_at(spec.polymer_melt_at, why);
     }
   } else {
-    s = read_lammps_data(spec.read_data, spec.masses);
+    s = read_lammps_data(spec.read_data, spec.masses, file_masses);
+  }
+  // Before the velocities, which are drawn for the masses the run uses.
+  if (file_masses) {
+    const std::string given_by = spec.masses.empty() ? spec.read_data + ": Masses" : spec.masses_at.str();
+    s.notes = take_file_masses(mb->file_masses(deck.potential, s.atoms.ntypes), s.atoms.mass_of_type, given_by);
   }
   const std::string source = spec.read_data.empty() ? deck.path : spec.read_data;
   s.bond_coeffs = resolve_bonded(deck.bonds, "bond", s.topology.nbond_types, s.topology.bonds.size(),
@@ -103,7 +111,7 @@ BuiltSystem build_system(const Deck& deck, const Units& units) {
   // (A many-body potential's cutoff is its file's: the deck loader put it in
   // potential.cutoff.)
   double cut = deck.potential.cutoff;
-  if (!find_manybody_style(deck.potential.style)) {
+  if (!mb) {
     const auto table = resolve_pair_table(deck.potential, s.atoms.ntypes);
     cut = 0;
     for (int i = 1; i <= s.atoms.ntypes; ++i)

@@ -46,6 +46,9 @@ struct BuiltSystem {
   // Coefficients of bond and angle types 1..n (index 0 unused), from the
   // deck or the data file: what the bonded forces are made from.
   std::vector<BondedCoeffs> bond_coeffs, angle_coeffs;
+  // Lines for the user that are no errors (a mass the potential file
+  // overrode: system/potential_masses.hpp), printed once by the run.
+  std::vector<std::string> notes;
 };
 
 // Atoms on a sc/bcc/fcc lattice; ids count up in x-fastest order, as LAMMPS's create_atoms does.
@@ -53,7 +56,11 @@ BuiltSystem build_lattice(const LatticeSpec& lattice, int ntypes, const std::vec
 
 // LAMMPS data file, atom style atomic, molecular, bond or angle (the
 // topology into BuiltSystem::topology), orthorhombic box. Errors name file, line and section.
-BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>& deck_masses);
+// `masses_later`: types without a mass (no deck masses, no Masses entry) are
+// no error but keep mass 0, for a potential file to give them
+// (system/potential_masses.hpp).
+BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>& deck_masses,
+                             bool masses_later = false);
 
 // Velocities drawn per global id from a counter-based generator, so every
 // rank layout draws the same set; zero total momentum, scaled to exactly T

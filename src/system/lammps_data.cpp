@@ -79,7 +79,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
-BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>& deck_masses) {
+BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>& deck_masses, bool masses_later) {
   DataFile f(path);
   BuiltSystem s;
   std::string line;
@@ -348,6 +348,8 @@ BuiltSystem read_lammps_data(const std::string& path, const std::vector<double>&
       throw InputError(fmt::format("{}: atom types: the file has {} atom types but the deck gives {} masses", path,
                                    ntypes, deck_masses.size() - 1));
     a.mass_of_type = deck_masses;
+  } else if (masses_later) {
+    // The potential file gives every type its mass.
   } else if (!seen_masses) {
     throw InputError(path + ": Masses: the file has no Masses section and the deck gives no masses");
   } else {

@@ -4,7 +4,8 @@
 # the one-rank thermo to 1e-10 for 20 steps (the embedding derivative
 # reaches ghosts across ranks between the passes); funcfl (Cu_u3.eam) on 4
 # ranks too; a run split by a checkpoint (one rank and 2 -> 2 ranks)
-# continues bitwise, and 2 -> 3 ranks to rounding; a broken potential file stops the run with exit 2
+# continues bitwise, and 2 -> 3 ranks to rounding; the masses come from the
+# potential file; a broken potential file stops the run with exit 2
 # naming its line.
 set -uo pipefail
 # shellcheck source=/dev/null
@@ -90,6 +91,40 @@ mpi 3 nm.yaml --restart nm.h5 > nm.out 2>&1
 check "2 -> 3 ranks: the continuation exits 0" test $? -eq 0
 tail -n 20 straight2.csv > straight-tail.csv && sed -i "1i $(head -n 1 straight2.csv)" straight-tail.csv
 check "2 -> 3 ranks: steps 21..40 equal the straight run's to 1e-10" same_thermo straight-tail.csv nm.csv 20
+
+# Masses from the potential file, as LAMMPS's pair_coeff sets them: a Cu
+# deck with no masses runs with Cu_u3.eam's 63.55 (the data file it writes
+# says so); the deck's textbook 63.546 gives a note naming both and the
+# file, and the very same run (with 63.546 the velocities, drawn for a
+# temperature, and so the whole trajectory would differ).
+cu_deck() {  # cu_deck FILE [MASSES LINE]
+  {
+    echo "units: metal"
+    echo "system:"
+    echo "  lattice: {style: fcc, constant: 3.615, cells: [6, 6, 6]}"
+    [ -z "${2:-}" ] || echo "  $2"
+    echo "velocity: {temperature: 600, seed: 99}"
+    echo "potential: {style: eam, file: $pot/Cu_u3.eam}"
+    echo "integrator: {style: nve, dt: 0.002}"
+    echo "run: {steps: 20}"
+    echo "output:"
+    echo "  thermo: {every: 5, file: ${1%.yaml}.csv}"
+    echo "  data: {file: ${1%.yaml}.data}"
+  } > "$1"
+}
+cu_deck nomass.yaml
+"$bin" run nomass.yaml --threads 1 > nomass.out 2>&1
+check "no masses in the deck: the run exits 0" test $? -eq 0
+check "no masses: the data file it writes has Cu_u3.eam's 63.55" \
+  awk '/^Masses/ { getline; getline; found = 1; exit !($1 == 1 && $2 == 63.55) } END { if (!found) exit 1 }' nomass.data
+check "no masses: no note" bash -c '! grep -q "note:" nomass.out'
+cu_deck textbook.yaml "masses: [63.546]"
+"$bin" run textbook.yaml --threads 1 > textbook.out 2>&1
+check "deck mass 63.546: the run exits 0" test $? -eq 0
+check "deck mass 63.546: one note naming type, both masses, key and file" test "$(grep -c \
+  "^tessera: note: type 1 has mass 63.546 in textbook.yaml:4:11: system.masses, but the potential file $pot/Cu_u3.eam gives 63.55: the run uses 63.55" \
+  textbook.out)" -eq 1
+check "deck mass 63.546: the file's mass wins (thermo identical to the run without masses)" cmp -s nomass.csv textbook.csv
 
 # A potential file with a word where a number belongs: exit 2, file:line.
 sed '14s/^ *[^ ]*/x1.5/' "$pot/CuNi.eam.alloy" > broken.eam.alloy

@@ -20,6 +20,9 @@
 #                    and holds the same mean pressure
 #   morse-npt-melt   the box expands as the crystal heats, and the atoms that
 #                    only vibrated at the start diffuse at the end
+#   cu-melt-recrystallise  (EAM copper slab, through its driver script) the
+#                    crystal melts at 1500 K (crystalline fraction and energy
+#                    per atom) and recrystallises at 1000 K (both come back)
 #   lj-sweep         through slurm/temperature-sweep.sbatch (srun stubbed): the
 #                    final temperatures are ordered like the targets, each
 #                    within 10%
@@ -41,6 +44,11 @@ for deck in lj-slab morse-heat lj-nvt-equilibrate lj-nve-production lj-sweep lj-
 done
 check "inputs/lj-slab.data is what inputs/make-slab.py writes" \
   bash -c "$py '$src/inputs/make-slab.py' | cmp -s - '$src/inputs/lj-slab.data'"
+# The copper deck reads the slab its driver writes (inputs/make-slab.py).
+mkdir validate-cu && cp "$src/inputs/cu-melt-recrystallise.yaml" validate-cu/ &&
+  $py "$src/inputs/make-slab.py" --cells 10 10 12 --constant 3.615 --vacuum 1.75 --no-masses > validate-cu/cu-slab.data
+"$bin" validate validate-cu/cu-melt-recrystallise.yaml > validate-cu.txt 2>&1
+check "inputs/cu-melt-recrystallise.yaml validates at full size (4800 atoms)" grep -q "OK (4800 atoms" validate-cu.txt
 
 # Under the sanitizers each deck runs 40 steps at a small size and must exit
 # 0; the physics checks below need thousands of steps, which the sanitizers
@@ -59,6 +67,13 @@ if sanitized; then
     [ "$fail" = 0 ] || tail -n 15 run.txt
     cd "$work" || exit 1
   done
+  # The copper chain: two stages of 20 steps, the second from the first's
+  # checkpoint.
+  mkdir short-cu && cd short-cu || exit 1
+  STAGES="1000:20 1500:20" CELLS="5 5 12" TESSERA=$bin bash "$src/inputs/cu-melt-recrystallise.sh" > run.txt 2>&1
+  check "cu-melt-recrystallise: two stages of 20 steps at a small size exit 0" test $? -eq 0
+  [ "$fail" = 0 ] || tail -n 15 run.txt
+  cd "$work" || exit 1
   exit $fail
 fi
 
@@ -288,6 +303,30 @@ check "morse-npt: atoms vibrate at the start (msd < 0.05), diffuse at the end (>
 cat msd.txt
 cd .. || exit 1
 
+# --- Copper slab melted and recrystallised (EAM): 1,200 atoms --------------
+# 5 x 5 x 12 cells (the full deck's thickness, so 1500 K for 6 ps leaves a
+# crystalline core), 1 ps at 1000 K, 6 ps at 1500 K, 8 ps back at 1000 K.
+# Measured (2026-11-27, 31 s on 2 shared cores): crystalline fraction 0.67 ->
+# 0.15 -> 0.55, energy per atom -3.365 -> -3.231 -> -3.332 eV; a slab that
+# stays molten at 1000 K keeps about 0.12 and -3.25 eV (LAMMPS, 40 ps).
+mkdir cu && cd cu || exit 1
+STAGES="1000:500 1500:3000 1000:4000" CELLS="5 5 12" TESSERA=$bin bash "$src/inputs/cu-melt-recrystallise.sh" > cu.txt 2>&1
+check "cu-melt-recrystallise: the three stages exit 0" test $? -eq 0
+sed -n '/^stage_T/,$p' cu.txt
+# Rows: stage_T,mean_T,pe_per_atom,crystal_at_end,crystal_middle_at_end.
+check "cu-melt-recrystallise: each stage within 10% of its temperature" awk -F, '
+  /^[0-9.]+,/ { n++; if (($2 - $1) / $1 > 0.1 || ($1 - $2) / $1 > 0.1) bad = 1 } END { exit bad || n != 3 }' cu.txt
+read -r pe1 c1 pe2 c2 pe3 c3 < <(awk -F, '/^[0-9.]+,/ { printf "%s %s ", $3, $4 }' cu.txt)
+echo "  cu: crystalline $c1 -> $c2 -> $c3, pe per atom $pe1 -> $pe2 -> $pe3 eV"
+# Heating the crystal by 500 K without melting raises its energy by about
+# 3/2 k x 500 K = 0.065 eV per atom; melting adds the latent heat (~0.1).
+check "cu: melted at 1500 K (crystalline fraction below 0.4 x the crystal's, pe up by > 0.1 eV per atom)" \
+  awk -v a="$c1" -v b="$c2" -v e1="$pe1" -v e2="$pe2" 'BEGIN { exit !(b < 0.4 * a && e2 - e1 > 0.1) }'
+check "cu: recrystallised at 1000 K (fraction above 0.6 x the crystal's, pe within half the jump of the crystal's)" \
+  awk -v a="$c1" -v c="$c3" -v e1="$pe1" -v e2="$pe2" -v e3="$pe3" \
+  'BEGIN { exit !(c > 0.6 * a && e3 - e1 < 0.5 * (e2 - e1)) }'
+cd .. || exit 1
+
 # --- temperature sweep through the real job script, srun stubbed ---------
 mkdir sweep && cd sweep || exit 1
 mkdir stub && printf '#!/bin/sh\nexec "$@"\n' > stub/srun && chmod +x stub/srun
@@ -357,7 +396,7 @@ check "kg: <Ree^2>/(N-1) of a dense melt of short chains, 1.2-3.0 sigma^2: $rati
 cd .. || exit 1
 
 if ((fail)); then
-  for f in slab/run.txt morse/run.txt ramp/ramp.txt nvt-nve/nvt.txt nvt-nve/nve.txt npt-nve/npt.txt npt-nve/nve.txt crescale/run.txt morse-npt/run.txt kg/eq.txt kg/run.txt sweep/task*.txt; do
+  for f in slab/run.txt morse/run.txt ramp/ramp.txt nvt-nve/nvt.txt nvt-nve/nve.txt npt-nve/npt.txt npt-nve/nve.txt crescale/run.txt morse-npt/run.txt cu/cu.txt cu/stage-*.log kg/eq.txt kg/run.txt sweep/task*.txt; do
     echo "--- $f"; tail -n 15 "$f"
   done
 fi

@@ -17,6 +17,7 @@
 #include "manybody/eam_force.hpp"
 #include "manybody/eam_tables.hpp"
 #include "run/simulation.hpp"
+#include "system/build_system.hpp"
 #include "test_support.hpp"
 
 using namespace tessera;
@@ -290,4 +291,65 @@ run: {{steps: 1}}
   CHECK_THAT(load("{style: eam, file: [" + cu + ", " + cu + ", " + cu + "]}"),
              Catch::Contains("3 files for the 2 atom type(s)"));
   CHECK_THAT(load("{style: eam, file: " + cu + ", elements: [Cu, Cu]}"), Catch::Contains("elements"));
+}
+
+TEST_CASE("EAM gives each atom type its file's mass, as LAMMPS's pair_coeff does", "[eam][deck]") {
+  const std::string cu = kPotentials + "Cu_u3.eam";
+  const std::string lattice = test::replace(R"(units: metal
+system:
+  lattice: {style: fcc, constant: 3.615, cells: [4, 4, 4]}
+potential: {style: eam, file: CU}
+velocity: {temperature: 300, seed: 1}
+integrator: {style: nve}
+run: {steps: 0}
+)",
+                                            "CU", cu);
+  const Units& metal = units_for("metal");
+  // No masses anywhere: Cu_u3.eam's 63.55 (its element line; the usual
+  // 63.546 would be wrong), silently.
+  const BuiltSystem plain = build_system(test::deck_from(lattice, "cu.yaml"), metal);
+  CHECK(plain.atoms.mass_of_type == std::vector<double>{0.0, 63.55});
+  CHECK(plain.notes.empty());
+  // The deck's 63.546: the file's mass wins, a note names both, the key and
+  // the file, and the velocities are drawn for the mass the run uses.
+  const std::string with = test::replace(lattice, "cells: [4, 4, 4]}", "cells: [4, 4, 4]}\n  masses: [63.546]");
+  const BuiltSystem given = build_system(test::deck_from(with, "cu.yaml"), metal);
+  CHECK(given.atoms.mass_of_type == std::vector<double>{0.0, 63.55});
+  REQUIRE(given.notes.size() == 1);
+  CHECK_THAT(given.notes[0], Catch::StartsWith("type 1 has mass 63.546 in cu.yaml:4:") &&
+                                 Catch::EndsWith("system.masses, but the potential file " + cu +
+                                                 " gives 63.55: the run uses 63.55, as LAMMPS's pair_coeff does"));
+  CHECK(given.atoms.vx == plain.atoms.vx);
+  // The same mass as the file's: no note.
+  CHECK(build_system(test::deck_from(test::replace(with, "63.546", "63.55")), metal).notes.empty());
+  // Setfl: each type its element's (CuNi.eam.alloy lists Ni, 58.689, first).
+  const std::string alloy = test::replace(test::replace(lattice, "{style: eam, file: " + cu + "}",
+                                                        "{style: eam/alloy, file: " + kPotentials +
+                                                            "CuNi.eam.alloy, elements: [Cu, Ni]}"),
+                                          "cells: [4, 4, 4]}", "cells: [5, 5, 5], basis_types: [1, 2, 1, 2]}");
+  CHECK(build_system(test::deck_from(alloy), metal).atoms.mass_of_type == std::vector<double>{0.0, 63.546, 58.689});
+  // A data file with no Masses section takes the file's; one with another
+  // mass keeps the file's too, and the note names the data file.
+  test::Scratch dir("eam-masses");
+  std::ifstream in(reference("cu_eam_melt.data"));
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(data.find("Masses\n\n1 63.55\n\n") != std::string::npos);
+  std::ofstream(dir.file("none.data")) << test::replace(data, "Masses\n\n1 63.55\n\n", "");
+  std::ofstream(dir.file("other.data")) << test::replace(data, "1 63.55\n", "1 63.546\n");
+  auto from_data = [&](const std::string& file) {
+    return build_system(test::deck_from(test::replace(melt_deck(kCu, 0), reference("cu_eam_melt.data"), file)), metal);
+  };
+  CHECK(from_data(dir.file("none.data")).atoms.mass_of_type == std::vector<double>{0.0, 63.55});
+  const BuiltSystem other = from_data(dir.file("other.data"));
+  CHECK(other.atoms.mass_of_type == std::vector<double>{0.0, 63.55});
+  REQUIRE(other.notes.size() == 1);
+  CHECK_THAT(other.notes[0], Catch::StartsWith("type 1 has mass 63.546 in " + dir.file("other.data") + ": Masses,"));
+  // A pair potential names no element: its lattice still needs masses.
+  CHECK_THAT(input_error([&] {
+               test::deck_from(test::replace(lattice, "{style: eam, file: " + cu + "}",
+                                             "{style: morse, cutoff: 4.0, coeffs: [{types: [1, 1], d0: 0.34, alpha: "
+                                             "1.36, r0: 2.87}]}"),
+                               "cu.yaml");
+             }),
+             Catch::Contains("cu.yaml:3:3: system: a lattice in metal units needs 'masses'"));
 }

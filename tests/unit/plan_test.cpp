@@ -77,3 +77,42 @@ TEST_CASE("plan allows for the box to shrink by a margin under a barostat", "[pl
              Catch::Contains("warning: there, the 4 ranks along x hold sub-boxes 2.6"));
   CHECK_THROWS_WITH(make_plan(d, 8, 1, none, {}, 1.0), Catch::Contains("--box-margin must be at least 0 and below 1"));
 }
+
+TEST_CASE("plan counts a many-body potential's forward between its passes", "[plan][eam]") {
+  // Cu (Cu_u3.eam from lammps-data), 864 atoms, on a 2 x 2 x 2 grid: every
+  // ghost comes by message, its position and then, between EAM's passes,
+  // its F'. The same lattice under a pair potential forwards nothing.
+  const std::string eam = R"(units: metal
+system:
+  lattice: {style: fcc, constant: 3.615, cells: [6, 6, 6]}
+potential: {style: eam, file: /usr/share/lammps/potentials/Cu_u3.eam}
+integrator: {style: nve}
+run: {steps: 100}
+)";
+  const std::string morse = test::replace(
+      test::replace(eam, "potential: {style: eam, file: /usr/share/lammps/potentials/Cu_u3.eam}",
+                    "potential: {style: morse, cutoff: 4.95, coeffs: [{types: [1, 1], d0: 0.34, alpha: 1.36, r0: "
+                    "2.87}]}"),
+      "cells: [6, 6, 6]}", "cells: [6, 6, 6]}\n  masses: [63.55]");
+  const Figures none{{}, "none.csv"};
+  const Link link{100, 10};
+  const std::string with = make_plan(test::deck_from(eam), 8, 1, none, link);
+  const std::string without = make_plan(test::deck_from(morse), 8, 1, none, link);
+  // The received ghosts, as the positions' line counts them.
+  const std::string halo = plan_line(with, "Halo per step: up to ");
+  const long long received = std::stoll(halo.substr(std::string("Halo per step: up to ").size()));
+  REQUIRE(received > 0);
+  REQUIRE(32.0 * received < 1e6);  // printed in kB
+  CHECK(plan_line(with, "Forwarded between force passes:") ==
+        fmt::format("Forwarded between force passes: embedding_derivative (eam after pass 0): 1 more value per ghost, "
+                    "{:.0f} kB in 6 more messages;",
+                    8e-3 * received));
+  CHECK(plan_line(with, "the halo per step in all:") ==
+        fmt::format("the halo per step in all: {:.0f} kB in 12 messages.", 32e-3 * received));
+  // The link pays for both exchanges: twice the transfers, 32 bytes a ghost.
+  CHECK(plan_line(with, "  12 transfers x 10 us + ") ==
+        fmt::format("  12 transfers x 10 us + {:.0f} kB / 100 GB/s = {:.3g} us per step for the largest halo",
+                    32e-3 * received, 12 * 10 + 32.0 * received / 100e9 * 1e6));
+  CHECK_THAT(without, !Catch::Contains("Forwarded between force passes"));
+  CHECK_THAT(without, Catch::Contains("  6 transfers x 10 us + "));
+}
