@@ -173,7 +173,6 @@ write_eam_inputs() {  # dir steps
 units: metal
 system:
   lattice: {style: fcc, constant: 3.615, cells: [20, 20, 20]}
-  masses: [63.55]
 velocity: {temperature: 1600, seed: 376847}
 potential: {style: eam, file: $pot}
 neighbor: {skin: 1.0, every: 1, delay: 5, check: true}

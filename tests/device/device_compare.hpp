@@ -80,6 +80,13 @@ inline std::vector<Image> ghost_images(const AtomStore& a, const Box& box) {
 }
 
 // max over atoms of 2|F_a - F_b| / (|F_a| + |F_b|), matched by id.
+// The sum of a per-atom array over the locals, in index order.
+inline double cpu_sum(const AtomStore& a, const std::vector<double>& v) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i) s += v[i];
+  return s;
+}
+
 inline double max_force_error(const AtomStore& a, const AtomStore& b) {
   const auto slot = local_slots(b);
   double worst = 0;

@@ -28,7 +28,7 @@ struct EamCase {
   std::string potential;
 };
 
-const EamCase kCases[] = {
+const EamCase kEamCases[] = {
     {"cu_eam", "{style: eam, file: " + kPotentials + "Cu_u3.eam}"},
     {"cuni_eam", "{style: eam/alloy, file: " + kPotentials + "CuNi.eam.alloy, elements: [Cu, Ni]}"},
     {"alfe_eam", "{style: eam/fs, file: " + kPotentials + "AlFe_mm.eam.fs, elements: [Al, Fe]}"},
@@ -43,14 +43,14 @@ std::string eam_deck(const EamCase& c, const std::string& layout = "rows") {
 }  // namespace
 
 TEST_CASE("EAM on the device: forces, pressure tensor and 20 NVE steps equal the CPU's", "[device][eam]") {
-  for (const EamCase& c : kCases) {
+  for (const EamCase& c : kEamCases) {
     INFO(c.name);
     check_device_follows_cpu(eam_deck(c), 1.0);  // a melt, in eV/A
   }
 }
 
 TEST_CASE("EAM on the device in mixed precision: forces within 1e-5 of double", "[device][eam][mixed]") {
-  for (const EamCase& c : kCases) {
+  for (const EamCase& c : kEamCases) {
     INFO(c.name);
     auto dbl = device_simulation(eam_deck(c));
     auto mix = device_simulation(eam_deck(c) + "precision: mixed\n");
@@ -65,7 +65,7 @@ TEST_CASE("EAM on the device in mixed precision: forces within 1e-5 of double", 
 }
 
 TEST_CASE("EAM with neighbor.layout clusters is refused on the device, naming the key", "[device][eam]") {
-  Simulation sim(deck_from(eam_deck(kCases[1], "clusters")));
+  Simulation sim(deck_from(eam_deck(kEamCases[1], "clusters")));
   try {
     sim.use_device(device::make_pipeline_engine(sim, "clusters", compute_stream(), halo_stream()));
     FAIL("the device engine accepted EAM with the cluster layout");

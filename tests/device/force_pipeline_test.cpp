@@ -30,12 +30,6 @@ namespace {
 
 constexpr double kForceTol = 1e-12;
 
-double cpu_sum(const AtomStore& a, const std::vector<double>& v) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.nlocal; ++i) s += v[i];
-  return s;
-}
-
 double cpu_mv2(const AtomStore& a) {
   double s = 0;
   for (std::size_t i = 0; i < a.nlocal; ++i)

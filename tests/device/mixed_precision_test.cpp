@@ -20,12 +20,6 @@ using namespace tessera::test;
 
 namespace {
 
-double cpu_sum(const AtomStore& a, const std::vector<double>& v) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.nlocal; ++i) s += v[i];
-  return s;
-}
-
 double abs_sum(const AtomStore& a, const std::vector<double>& v) {
   double s = 0;
   for (std::size_t i = 0; i < a.nlocal; ++i) s += std::abs(v[i]);
