@@ -15,7 +15,9 @@
 #  - -O2 -g -fno-omit-frame-pointer: reports with file:line (inlined frames
 #    included) and whole stacks; -O2 overrides the -O3 of Release (the later
 #    flag wins); NDEBUG stays, as in the tested build. The result runs 7 to
-#    12 times slower than Release.
+#    12 times slower than Release. Code that runs once per run or output
+#    frame builds at -O1 instead (TESSERA_SANITIZE_COLD_OPTIONS,
+#    src/CMakeLists.txt).
 # Host compiler only: nvcc cannot build with these flags, hence CUDA OFF.
 # Works with gcc (the compiler of the normal build; used by run.sh and CI)
 # and clang.

@@ -106,9 +106,17 @@ cd "$build"
 # sanitized, CI 2026-11-27): the same integrators run sanitized in
 # e2e.restart; the two run unsanitized in the main suite. (The 1000-step
 # LAMMPS trajectory test stays: it is e2e.readme_figures's fixture.)
+# Two more run only unsanitized (CI 2026-11-27, 60 s sanitized together):
+# the 100 NVE steps of the 32,000-bead in.chain melt (its forces at step 0
+# stay sanitized, and the molecular 100-step test runs the same bonded and
+# special-pair code on a smaller melt), and the reading of every EAM file
+# that lammps-data installs (the readers stay sanitized through the three
+# files of the EAM force tests and the bad-file cases).
 skip='^slurm\.requeue$'
 skip+='|^Langevin holds the set temperature$'
 skip+='|^Nose-Hoover chain holds the set temperature and conserves its energy$'
+skip+='|^in\.chain: 100 NVE steps follow LAMMPS to 1e-8$'
+skip+='|^EAM files: every funcfl, setfl and Finnis-Sinclair file of lammps-data reads$'
 ctest --output-on-failure --parallel "$(nproc)" --label-exclude long --exclude-regex "$skip" \
   --timeout 3600 "$@"
 rc=$?
