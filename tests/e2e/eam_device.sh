@@ -3,9 +3,10 @@
 # Cu-Ni alloy (eam/alloy, CuNi.eam.alloy from lammps-data) run by
 # tessera_hostdev with backend: cuda (Thrust's OpenMP system) gives the CPU
 # backend's thermo to 1e-10 over 20 steps on one rank and on 2 and 4 (F'
-# crosses ranks through the device halo's forward); precision: mixed stays
-# within 1e-5 of double; a device restart continues bitwise; the cluster
-# layout is refused with backend: cuda and runs on the CPU with backend: auto.
+# crosses ranks through the device halo's forward, on all three transports);
+# precision: mixed stays within 1e-5 of double; a device restart continues
+# bitwise; the cluster layout is refused with backend: cuda and runs on the
+# CPU with backend: auto.
 # Usage: eam_device.sh TESSERA TESSERA_HOSTDEV SOURCE_DIR
 set -uo pipefail
 # shellcheck source=/dev/null
@@ -56,6 +57,31 @@ if command -v mpirun > /dev/null; then
     check "device pipeline, $np ranks: exit 0" test $? -eq 0
     check "device pipeline, $np ranks: thermo equals the CPU's to 1e-10" same_thermo cpu.csv "dev$np.csv" 21
   done
+  # F' crosses ranks on the halo's other two transports as well: the device
+  # buffers handed to MPI (forced on: on the stand-in device they are host
+  # memory) and peer copies. The same bytes travel, so the thermo is the
+  # host-staged run's, bit for bit. Not under the sanitizers: both
+  # transports run sanitized in e2e.device_backend, and the forward is the
+  # same call for any field.
+  if ! sanitized; then
+    eam_deck direct.yaml cuda 20 "neighbor: {skin: 2.0}" "$(thermo direct.csv)"
+    mpirun -np 2 --oversubscribe "$hostdev" run direct.yaml --threads 1 --cuda-aware-mpi on > direct.out 2>&1
+    check "CUDA-aware MPI forced on, 2 ranks: exit 0" test $? -eq 0
+    check "CUDA-aware MPI forced on: the banner says so" grep -q "^Halo       CUDA-aware MPI: the device packs" direct.out
+    check "CUDA-aware MPI forced on: thermo bitwise the host-staged run's" cmp -s dev2.csv direct.csv
+    eam_deck peer.yaml cuda 20 "neighbor: {skin: 2.0}" "peer_copies: auto" "$(thermo peer.csv)"
+    mpirun -np 2 --oversubscribe "$hostdev" run peer.yaml --threads 1 > peer.out 2>&1
+    check "peer copies, 2 ranks: exit 0" test $? -eq 0
+    if grep -q "process_vm_readv from process [0-9]*: Operation not permitted" peer.out; then
+      # A kernel that forbids cross-memory attach (ptrace scope): the
+      # self-test drops the peer copies, as e2e.device_backend checks.
+      check "peer copies refused by the kernel: the run fell back to host-staged" \
+        grep -q "^Halo       peer copies (cross-memory attach) failed its self-test" peer.out
+    else
+      check "peer copies: the summary counts them" grep -Eq "^Halo per step: [1-9][0-9]* ghost positions received by 2 peer copies" peer.out
+    fi
+    check "peer copies: thermo bitwise the host-staged run's" cmp -s dev2.csv peer.csv
+  fi
 fi
 
 eam_deck mixed.yaml cuda 20 "neighbor: {skin: 2.0}" "precision: mixed" "$(thermo mixed.csv)"
