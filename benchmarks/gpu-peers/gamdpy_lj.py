@@ -24,6 +24,11 @@ import traceback
 
 try:
     import numpy as np
+    # NumPy 2.4 removed row_stack (vstack under another name); the device
+    # machine's numba-cuda still calls it when it compiles a kernel (first
+    # GPU call, 2026-11-27: "module 'numpy' has no attribute 'row_stack'").
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
     import numba
     from numba import cuda
     _IMPORT_ERROR = None

@@ -50,7 +50,7 @@ class DeviceEamForce final : public DeviceForce {
 
   void compute(int pass, DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, bool mixed,
                const PassOptions& opt) const override {
-    const EamAtoms in{view_, raw(a.x), raw(a.y), raw(a.z), raw(a.type), raw(nl.index), raw(nl.count), nl.stride};
+    const EamAtoms in{view_, raw(a.x), raw(a.y), raw(a.z), raw(a.type), raw(nl.index), raw(nl.count), 1, nl.pitch};
     if (pass == 0) {
       resize_exact(stream_, embed_, static_cast<std::size_t>(a.nlocal));  // a no-op but at rebuilds
       if (mixed)

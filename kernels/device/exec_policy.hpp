@@ -29,9 +29,14 @@
 #define TESSERA_DEVICE_SYSTEM_NS cuda_system
 #else
 #define TESSERA_DEVICE_SYSTEM_NS host_system
+#if THRUST_DEVICE_SYSTEM != THRUST_DEVICE_SYSTEM_OMP
+#error "the device pipeline is built for Thrust's CUDA or OpenMP system"
+#endif
+#include <thrust/system/omp/execution_policy.h>
 #endif
 
 #include "device/device_error.hpp"
+#include "device/scratch_cache.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -117,6 +122,7 @@ const T* raw(const dvec<T>& v) {
 struct DeviceStream {
   cudaStream_t stream = nullptr;      // nullptr: only before create()
   std::shared_ptr<CUstream_st> owner;  // set by create(): the last copy destroys it
+  std::shared_ptr<ScratchCache> scratch = std::make_shared<ScratchCache>();  // Thrust's temporaries on this stream
 
   static DeviceStream create() {
     cudaStream_t s = nullptr;
@@ -134,7 +140,9 @@ struct DeviceStream {
     return d;
   }
 };
-inline auto policy(const DeviceStream& s) { return thrust::cuda::par_nosync.on(s.stream); }
+// Thrust's scratch comes from the stream's cache (scratch_cache.hpp), never
+// from cudaMalloc/cudaFree per call.
+inline auto policy(const DeviceStream& s) { return thrust::cuda::par_nosync(*s.scratch).on(s.stream); }
 // One stream waits for what another has queued so far (an event recorded
 // on `from`), without the host waiting.
 class StreamOrder {
@@ -157,9 +165,11 @@ class StreamOrder {
 };
 #else
 struct DeviceStream {
+  std::shared_ptr<ScratchCache> scratch = std::make_shared<ScratchCache>();
   static DeviceStream create() { return {}; }
 };
-inline auto policy(const DeviceStream&) { return thrust::device; }
+// The same scratch cache as on a GPU, so that its bookkeeping runs here too.
+inline auto policy(const DeviceStream& s) { return thrust::omp::par(*s.scratch); }
 // Work on the OpenMP system is done when the call returns: nothing to order.
 struct StreamOrder {
   void after(const DeviceStream&, const DeviceStream&) {}

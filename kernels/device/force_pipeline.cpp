@@ -73,7 +73,11 @@ void DeviceForcePipeline::set_virial_tensor(bool on) {
 
 void DeviceForcePipeline::compute_forces(const Forward& forward) { run_list(nullptr, forward); }
 
-void DeviceForcePipeline::refresh_ghosts_and_compute() {
+void DeviceForcePipeline::refresh_ghosts_and_compute(bool split) {
+  if (!split) {
+    ghosts_->refresh(atoms_, sd_.global, stream_);
+    return run_list(nullptr, periodic_forward());
+  }
   refresh_and_compute([this](const DeviceStream& on) { ghosts_->refresh(atoms_, sd_.global, on); },
                       periodic_forward());
 }

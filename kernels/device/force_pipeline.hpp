@@ -116,8 +116,11 @@ class DeviceForcePipeline {
     halo_landed_.after(halo_stream_, stream_);
     run_list(c ? &list_.clusters.outer : &list_.outer, forward);
   }
-  // One rank: the periodic images, overlapped as above.
-  void refresh_ghosts_and_compute();
+  // One rank: the periodic images, then the forces in one launch. The
+  // images are a copy on this device, with nothing in flight to hide, and
+  // the split would only halve the blocks of each force launch. `split`:
+  // overlapped as above all the same (tests of the split on one rank).
+  void refresh_ghosts_and_compute(bool split = false);
   HaloTimes halo_times();
   const DeviceStream& halo_stream() const { return halo_stream_; }
 

@@ -1,8 +1,8 @@
 #pragma once
-// Full Verlet lists on the device, with the layout and meaning of
-// NeighborList (src/neighbor/neighbor_list.hpp, pad 1): row i holds the
-// neighbours (local or ghost) of local atom i closer than reach, in
-// index[i * stride + k] for k < count[i]. Cells at least `reach` wide over the
+// Full Verlet lists on the device, with the meaning of NeighborList
+// (src/neighbor/neighbor_list.hpp) transposed: the neighbours (local or
+// ghost) of local atom i closer than reach are index[k * pitch + i] for
+// k < count[i] (neighbor_lists.hpp says why). Cells at least `reach` wide over the
 // ghost-padded region, so a 27-cell search finds them all; one thread per
 // atom, no atomics, so the list is a function of the positions alone.
 #include <thrust/copy.h>
@@ -34,7 +34,8 @@ struct ScanNeighbors {
   const double* y;
   const double* z;
   double reach_sq;
-  int stride;
+  int stride;  // room per atom
+  long pitch;  // index[k * pitch + i]
   int* index;
   int* count;
   // Molecules: the ids and each local's special neighbours (null when the
@@ -42,6 +43,11 @@ struct ScanNeighbors {
   // CPU's drop_excluded does (neighbor/verlet_builder.cpp).
   const AtomId* id = nullptr;
   const AtomId* special[kMaxSpecial] = {};
+  // Whether the row lists a ghost (index nlocal or above), for the split of
+  // the locals into inner and outer: noted while the row is made, since a
+  // second pass over the transposed list would read it a row at a time.
+  std::uint8_t* reads_ghost;
+  int nlocal;
   TESSERA_HD void operator()(int i) const {
     const double xi = x[i], yi = y[i], zi = z[i];
     AtomId excluded[kMaxSpecial];
@@ -50,8 +56,9 @@ struct ScanNeighbors {
       for (int s = 0; s < kMaxSpecial && special[s][i] != 0; ++s)
         if (special_excluded(special[s][i])) excluded[ne++] = special_partner(special[s][i]);
     const int cx = grid.coord(0, xi), cy = grid.coord(1, yi), cz = grid.coord(2, zi);
-    int* row = index + static_cast<long>(i) * stride;
+    int* row = index + i;
     int k = 0;
+    bool ghost = false;
     for (int oz = cz - 1; oz <= cz + 1; ++oz) {
       if (oz < 0 || oz >= grid.n[2]) continue;
       for (int oy = cy - 1; oy <= cy + 1; ++oy) {
@@ -66,28 +73,23 @@ struct ScanNeighbors {
             bool drop = false;
             for (int e = 0; e < ne; ++e) drop = drop || excluded[e] == id[j];
             if (drop) continue;
-            if (k < stride) row[k] = j;
+            if (k < stride) row[k * pitch] = j;
+            ghost = ghost || j >= nlocal;
             ++k;
           }
         }
       }
     }
     count[i] = k;
+    reads_ghost[i] = ghost;
   }
 };
 
-// True when local atom i's row lists a ghost (index nlocal or above).
-struct HasGhostNeighbor {
-  const int* index;
-  const int* count;
-  int stride;
-  int nlocal;
-  TESSERA_HD bool operator()(int i) const {
-    const int* row = index + static_cast<long>(i) * stride;
-    for (int k = 0; k < count[i]; ++k)
-      if (row[k] >= nlocal) return true;
-    return false;
-  }
+struct IsSet {
+  TESSERA_HD bool operator()(std::uint8_t f) const { return f != 0; }
+};
+struct IsClear {
+  TESSERA_HD bool operator()(std::uint8_t f) const { return f == 0; }
 };
 template <class F>
 struct Not {
@@ -160,12 +162,16 @@ class DeviceNeighborBuilder {
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.z.begin(), bz_.begin());
 
     if (nl.stride <= 0) nl.stride = 64;
+    nl.pitch = (static_cast<long>(nlocal) + 31) / 32 * 32;
     resize_exact(stream_, nl.count, nlocal);
+    resize_exact(stream_, reads_ghost_, nlocal);
     for (;;) {
-      resize_exact(stream_, nl.index, static_cast<std::size_t>(nlocal) * nl.stride);
-      detail::ScanNeighbors scan{g,        raw(bins_.start), raw(bins_.atoms), raw(bx_),      raw(by_),
-                                 raw(bz_), raw(a.x),         raw(a.y),         raw(a.z),      reach * reach,
-                                 nl.stride, raw(nl.index),   raw(nl.count)};
+      resize_exact(stream_, nl.index, static_cast<std::size_t>(nl.pitch) * nl.stride);
+      detail::ScanNeighbors scan{g,        raw(bins_.start), raw(bins_.atoms), raw(bx_),  raw(by_),
+                                 raw(bz_), raw(a.x),         raw(a.y),         raw(a.z),  reach * reach,
+                                 nl.stride, nl.pitch,        raw(nl.index),    raw(nl.count)};
+      scan.reads_ghost = raw(reads_ghost_);
+      scan.nlocal = nlocal;
       if (molecular_fields_on()) {
         scan.id = raw(a.id);
         const MolecularArrays m = molecular_arrays(a, [](const auto& v) { return raw(v); });
@@ -178,13 +184,22 @@ class DeviceNeighborBuilder {
       nl.stride = needed + needed / 8 + 8;
       ++nl.grows;
     }
-    partition(nlocal, detail::HasGhostNeighbor{raw(nl.index), raw(nl.count), nl.stride, nlocal}, nl.inner, nl.outer);
+    // [0, nlocal) split by the flags into inner and outer, each in order.
+    for (auto* v : {&nl.inner, &nl.outer}) resize_exact(stream_, *v, nlocal);
+    const auto counting = thrust::counting_iterator<int>(0);
+    const auto inner_end = thrust::copy_if(policy(stream_), counting, counting + nlocal, reads_ghost_.begin(),
+                                           nl.inner.begin(), detail::IsClear{});
+    resize_exact(stream_, nl.inner, static_cast<std::size_t>(inner_end - nl.inner.begin()));
+    const auto outer_end = thrust::copy_if(policy(stream_), counting, counting + nlocal, reads_ghost_.begin(),
+                                           nl.outer.begin(), detail::IsSet{});
+    resize_exact(stream_, nl.outer, static_cast<std::size_t>(outer_end - nl.outer.begin()));
   }
 
   DeviceStream stream_;
   ClusterListBuilder clusters_;
   DeviceCellBins bins_;
   dvec<double> bx_, by_, bz_;
+  dvec<std::uint8_t> reads_ghost_;  // per local: its row lists a ghost
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

@@ -33,9 +33,13 @@ struct DeviceClusterList {
 struct DeviceNeighborList {
   bool clustered = false;
   DeviceClusterList clusters;
-  int stride = 0;
+  int stride = 0;   // room for neighbours per atom
+  long pitch = 0;   // nlocal rounded up to a warp's 32 threads
   dvec<int> count;  // per local atom; may exceed stride only inside a build
-  dvec<int> index;  // index[i * stride + k]
+  // index[k * pitch + i]: neighbour k of every local atom side by side (the
+  // transpose of the CPU's rows), so the threads of a warp, one atom each,
+  // read or write one contiguous run at each k instead of 32 cache lines.
+  dvec<int> index;
   // Rows only: local atoms whose neighbours are all local (inner), and the
   // rest (outer), so forces on the inner ones need not wait for the halo.
   dvec<int> inner, outer;

@@ -82,7 +82,8 @@ class DevicePairForce final : public DeviceForce {
     f.type = raw(a.type);
     f.nbr = raw(nl.index);
     f.nbr_count = raw(nl.count);
-    f.stride = nl.stride;
+    f.stride = 1;  // the transposed list (neighbor_lists.hpp)
+    f.step = nl.pitch;
     f.params = raw(params_);
     f.type_stride = type_stride_;
     f.fx = raw(a.fx);

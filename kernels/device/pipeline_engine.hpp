@@ -79,8 +79,12 @@ class PipelineEngine final : public DeviceEngine {
     }
     l.stride = d.stride;
     l.pad = 1;
-    TESSERA_DEVICE_CALL("download_list", (to_host(s, d.count, n, l.count),
-                                          to_host(s, d.index, n * static_cast<std::size_t>(d.stride), l.index)));
+    std::vector<int> columns;  // the device's transposed list (neighbor_lists.hpp)
+    TESSERA_DEVICE_CALL("download_list", (to_host(s, d.count, n, l.count), to_host(s, d.index, d.index.size(), columns)));
+    l.index.assign(n * static_cast<std::size_t>(d.stride), 0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int k = 0; k < l.count[i] && k < d.stride; ++k)
+        l.index[i * d.stride + k] = columns[static_cast<std::size_t>(k) * d.pitch + i];
   }
 
   void build_in_place() override { TESSERA_DEVICE_CALL("neighbour list build", pipe_.build_in_place()); }
@@ -133,8 +137,10 @@ class PipelineEngine final : public DeviceEngine {
   double max_displacement_sq() const override {
     return TESSERA_DEVICE_CALL("displacement check", pipe_.max_displacement_sq());
   }
-  long first_bad_atom(double speed_sq) const override {
-    return TESSERA_DEVICE_CALL("motion guard", device::first_bad_atom(pipe_.stream(), pipe_.atoms(), speed_sq));
+  Motion motion(double speed_sq, bool displacement) const override {
+    const device::MotionCheck m = TESSERA_DEVICE_CALL(
+        "motion guard", device::motion_check(pipe_.stream(), pipe_.atoms(), pipe_.list(), speed_sq, displacement));
+    return {m.first_bad, m.max_disp_sq};
   }
   ThermoSums sums() const override { return TESSERA_DEVICE_CALL("thermo sums", pipe_.sums()); }
   TensorSums tensor_sums() const override { return TESSERA_DEVICE_CALL("pressure tensor sums", pipe_.tensor_sums()); }

@@ -63,13 +63,34 @@ inline double max_displacement_sq(const DeviceStream& s, const DeviceAtoms& a, c
       MaxOf{});
 }
 
-// The first local atom the blow-up guard (src/integrate/motion_guard.hpp)
-// stops at, or nlocal if none.
-inline int first_bad_atom(const DeviceStream& s, const DeviceAtoms& a, double speed_sq) {
-  return detail::reduce_over_locals(
-      s, a.nlocal,
-      detail::BadAtomIndex{raw(a.x), raw(a.y), raw(a.z), raw(a.vx), raw(a.vy), raw(a.vz), speed_sq, a.nlocal}, a.nlocal,
-      MinOf{});
+// The blow-up guard's first bad local atom (src/integrate/motion_guard.hpp),
+// or nlocal if none, and, when `displacement`, the list check's largest squared
+// displacement, in one pass over the atoms and one wait of the host (two
+// reductions cost a step two round trips). Both are exact in any order.
+struct MotionCheck {
+  int first_bad;
+  double max_disp_sq;
+};
+namespace detail {
+struct MotionOf {
+  BadAtomIndex bad;
+  DisplacementSq disp;
+  bool with_disp;
+  TESSERA_HD MotionCheck operator()(int i) const { return {bad(i), with_disp ? disp(i) : 0.0}; }
+};
+struct MergeMotion {
+  TESSERA_HD MotionCheck operator()(const MotionCheck& a, const MotionCheck& b) const {
+    return {b.first_bad < a.first_bad ? b.first_bad : a.first_bad,
+            a.max_disp_sq < b.max_disp_sq ? b.max_disp_sq : a.max_disp_sq};
+  }
+};
+}  // namespace detail
+inline MotionCheck motion_check(const DeviceStream& s, const DeviceAtoms& a, const DeviceNeighborList& nl,
+                                double speed_sq, bool displacement) {
+  const detail::MotionOf f{
+      detail::BadAtomIndex{raw(a.x), raw(a.y), raw(a.z), raw(a.vx), raw(a.vy), raw(a.vz), speed_sq, a.nlocal},
+      detail::DisplacementSq{raw(a.x), raw(a.y), raw(a.z), raw(nl.x0), raw(nl.y0), raw(nl.z0)}, displacement};
+  return detail::reduce_over_locals(s, a.nlocal, f, MotionCheck{a.nlocal, 0.0}, detail::MergeMotion{});
 }
 
 // The CPU's sums, in the same order (sum_thermo in src/thermo/thermo.cpp).

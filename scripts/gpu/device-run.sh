@@ -14,7 +14,8 @@
 # usable GPU' line, the CPU reference runs, and results.md is still written.
 #
 # The steps, in this order:
-#   verdicts    gpu-tests: tessera_gpu_tests, all test cases; cpu-reference:
+#   verdicts    gpu-tests: tessera_gpu_tests, every test case in a process
+#               of its own (--test-rounds below); cpu-reference:
 #               the verdict deck (32,000 atoms, 100 steps) on the CPU; then
 #               the same deck on the GPU, judged against it by
 #               thermo-verdict.awk: verdict-double (1e-10 relative, every
@@ -24,7 +25,10 @@
 #               passes on the self-test line and the 2-rank thermo bit for
 #               bit)
 #   benchmarks  32k, 2M and 16M atoms in double and mixed, 2M mixed on the
-#               cluster list, then the GPU peers (peers/run.sh) if bundled
+#               cluster list, in.eam and in.chain (32k) in double and
+#               mixed; profile: ncu's time of every kernel in 30 steps of
+#               the 2M melt (when ncu is there); then the GPU peers
+#               (peers/run.sh) if bundled
 #   sanitizers  memcheck on a 4,000-atom, 50-step run; racecheck on it with
 #               what time is left
 #
@@ -36,10 +40,11 @@
 #                    figure rows
 #   system.txt       date, host, glibc, the bundle's manifest, nvidia-smi,
 #                    tessera info, compute-sanitizer --version
-#   gpu-tests.log    tessera_gpu_tests --durations yes
+#   gpu-tests.log    tessera_gpu_tests --durations yes, case by case
 #   verdicts.log     the CPU reference and the four GPU runs, their thermo
 #                    CSVs and PASS/FAIL lines
-#   bench.log        the benchmark runs and their thermo CSVs
+#   bench.log        the benchmark runs and their thermo CSVs, and the
+#                    profile's kernels by name
 #   peers.log        peers/run.sh's output
 #   sanitizer.log    memcheck, then racecheck
 #   gpu-figures.csv  rows to append to benchmarks/results/gpu-figures.csv
@@ -47,8 +52,56 @@
 #
 # Environment: OUT (default /tmp/tessera-gpu-out), BUDGET_S (seconds for the
 # whole script, unpacking included; default 420, so that the call ends
-# within 8 minutes, well inside the device tool's 10).
+# within 8 minutes, well inside the device tool's 10), PEERS_CAP_S (the
+# peers' step at most; default 150: their full list needs 6 to 8 minutes).
 set -uo pipefail
+
+# `device-run.sh --test-rounds BIN ARGS...`: each of BIN's test cases in a
+# process of its own, as ctest runs them (catch_discover_tests). A case
+# that crashes (a fault on a device pointer, an abort) then ends only
+# itself, and no case sees what an earlier one left in the process (the
+# switches in atoms/atom_fields.hpp are per process, as a run is). Catch
+# takes each name through `-f`, with `,`, `[`, `]` and `\` escaped.
+# Kernels load lazily here: these cases are not timed. Prints each case's
+# output, then one line: "gpu-tests summary: N test cases: P passed, F
+# failed, C crashed (names)". Exit 0 when all passed, 77 when BIN finds no
+# GPU, else 1.
+if [[ ${1:-} == --test-rounds ]]; then
+  bin=$2
+  shift 2
+  export CUDA_MODULE_LOADING=LAZY
+  rounds=$(mktemp -d /tmp/tessera-test-rounds.XXXXXX)
+  # (Catch 2's exit status after a listing is the number of cases listed.)
+  "$bin" --list-test-names-only | grep -v '^$' >"$rounds/names"
+  [[ -s $rounds/names ]] || { echo "gpu-tests: cannot list $bin's test cases"; exit 1; }
+  total=$(wc -l <"$rounds/names")
+  passed=0 failed=() crashed=()
+  while IFS= read -r name; do
+    printf '%s\n' "$name" | sed 's/[][\\,]/\\&/g' >"$rounds/spec"
+    "$bin" -f "$rounds/spec" "$@" </dev/null >"$rounds/out" 2>&1
+    rc=$?
+    cat "$rounds/out"
+    if ((rc == 77)); then rm -rf "$rounds"; exit 77; fi
+    if ! grep -q '^All tests passed\|^test cases:' "$rounds/out" && ((rc == 0)); then
+      rc=1  # a name Catch did not find: never a pass
+      echo "== gpu-tests: no test case ran for \"$name\""
+    fi
+    if ((rc == 0)); then
+      passed=$((passed + 1))
+    elif ((rc >= 128)); then
+      crashed+=("$name")
+      echo "== gpu-tests: \"$name\" crashed (exit $rc)"
+    else
+      failed+=("$name")
+    fi
+  done <"$rounds/names"
+  rm -rf "$rounds"
+  names() { (($#)) && printf ' (%s)' "$(printf '%s; ' "$@" | sed 's/; $//')"; }
+  echo "gpu-tests summary: $total test cases: $passed passed, ${#failed[@]} failed$(names "${failed[@]}"), ${#crashed[@]} crashed$(names "${crashed[@]}")"
+  ((passed == total)) && exit 0
+  exit 1
+fi
+
 start=$SECONDS
 budget=${BUDGET_S:-420}
 OUT=${OUT:-/tmp/tessera-gpu-out}
@@ -62,7 +115,7 @@ for f in "${outputs[@]}"; do : >"$OUT/$f"; done
 # for each from the start ("not reached"), so that a call cut short shows
 # where it stopped.
 plan=(
-  "gpu-tests|tessera_gpu_tests, all test cases"
+  "gpu-tests|tessera_gpu_tests, every test case in a process of its own"
   "cpu-reference|verdict deck on the CPU (32,000 atoms, 100 steps): the reference"
   "verdict-double|verdict deck on the GPU, double, against the CPU: 1e-10 relative on temp, pe, ke, etotal, press"
   "verdict-mixed|verdict deck on the GPU, --precision mixed, against the CPU: 1e-5 relative on pe, etotal, press"
@@ -75,6 +128,11 @@ plan=(
   "bench-16m-double|lj-melt-16m.yaml, 16,384,000 atoms, double"
   "bench-16m-mixed|lj-melt-16m.yaml, 16,384,000 atoms, mixed"
   "bench-2m-clusters-mixed|lj-melt-2m-clusters.yaml, 2,048,000 atoms, mixed, cluster neighbour list"
+  "bench-eam-32k-double|eam-32k.yaml, LAMMPS's in.eam: 32,000 Cu atoms, Cu_u3.eam, 1000 steps, double"
+  "bench-eam-32k-mixed|eam-32k.yaml, mixed"
+  "bench-chain-32k-double|chain-32k.yaml, LAMMPS's in.chain under NVE: 32,000 FENE beads, 2000 steps, double"
+  "bench-chain-32k-mixed|chain-32k.yaml, mixed"
+  "profile|Nsight Compute: each kernel's time in 30 steps of the 2M melt, double (summed by kernel)"
   "peers|the GPU peers (benchmarks/gpu-peers/, peers/run.sh)"
   "memcheck|compute-sanitizer memcheck --leak-check full, sanitizer.yaml (4,000 atoms, 50 steps)"
   "racecheck|compute-sanitizer racecheck, sanitizer.yaml, with the time left"
@@ -182,6 +240,7 @@ echo "== device-run: budget $budget s, results in $OUT"
 # The bundle travels packed (the device tool carries at most 64 MiB, and
 # the CUDA binaries alone are more than half of that): unpack it first.
 B=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self=$B/$(basename "${BASH_SOURCE[0]}")  # for --test-rounds
 work=$(mktemp -d /tmp/tessera-gpu-work.XXXXXX)
 trap 'rm -rf "$work" "$results_tmp" ${unpacked:+"$unpacked"}' EXIT
 unpacked=""
@@ -327,13 +386,13 @@ run_step() {
 
 # --- verdicts ---------------------------------------------------------------
 tests=$B/bin/tessera_gpu_tests
-cp "$B"/inputs/*.yaml "$work/"
+cp "$B"/inputs/* "$work/"
 cd "$work" || exit 1
 key_run='^Performance:|[Ee]rror|no usable GPU|error while loading'
 
-run_step gpu-tests 90 "$OUT/gpu-tests.log" \
-  'All tests passed|test cases:|skipped, no usable|error while loading' \
-  "${OURS[@]}" "$tests" --durations yes
+run_step gpu-tests 150 "$OUT/gpu-tests.log" \
+  'gpu-tests summary|skipped, no usable|error while loading' \
+  "${OURS[@]}" bash "$self" --test-rounds "$tests" --durations yes
 checkpoint
 
 V=$OUT/verdicts.log
@@ -417,12 +476,13 @@ fi
 checkpoint
 
 # --- benchmarks -------------------------------------------------------------
-# bench ID CAP DECK PRECISION LAYOUT ATOMS: one timed run; when it succeeds,
-# its Performance: figure becomes a row of gpu-figures.csv (what
-# `tessera plan` estimates time per step from) and its last thermo line a
-# row of results.md.
+# bench ID CAP DECK PRECISION LAYOUT ATOMS [FIGURE]: one timed run; when it
+# succeeds, its Performance: figure becomes a row of gpu-figures.csv (what
+# `tessera plan` estimates an LJ deck's time per step from; not with
+# FIGURE 0, the other potentials) and its last thermo line a row of
+# results.md.
 bench() {
-  local id=$1 cap=$2 deck=$3 precision=$4 layout=$5 atoms=$6 csv rate
+  local id=$1 cap=$2 deck=$3 precision=$4 layout=$5 atoms=$6 figure=${7:-1} csv rate
   csv=${deck%.yaml}.thermo.csv
   rm -f "$csv"
   run_step "$id" "$cap" "$OUT/bench.log" "$key_run" \
@@ -435,8 +495,11 @@ bench() {
   if ((rc == 0)); then
     outcome[$id]="ok: $(grep -E '^Performance:|^Device memory:' "$work/step.out" | cut -c1-120 | paste -sd ';' -)"
   fi
-  if ((rc == 0)) && [[ -n $rate && -n $gpu_name ]]; then
-    echo "$(date -u +%F),${commit%% *},$gpu_name,cuda,$precision,$layout,$atoms,1,$rate" >>"$OUT/gpu-figures.csv"
+  if ((rc == 0 && figure)) && [[ -n $rate && -n $gpu_name ]]; then
+    # A bundle built with uncommitted changes says so in the commit column.
+    local at=${commit%% *}
+    [[ $commit == *"local changes"* ]] && at+="+local"
+    echo "$(date -u +%F),$at,$gpu_name,cuda,$precision,$layout,$atoms,1,$rate" >>"$OUT/gpu-figures.csv"
   fi
   checkpoint
 }
@@ -447,6 +510,37 @@ bench bench-2m-mixed 60 lj-melt-2m.yaml mixed rows 2048000
 bench bench-16m-double 90 lj-melt-16m.yaml double rows 16384000
 bench bench-16m-mixed 90 lj-melt-16m.yaml mixed rows 16384000
 bench bench-2m-clusters-mixed 60 lj-melt-2m-clusters.yaml mixed clusters 2048000
+bench bench-eam-32k-double 30 eam-32k.yaml double rows 32000 0
+bench bench-eam-32k-mixed 30 eam-32k.yaml mixed rows 32000 0
+bench bench-chain-32k-double 30 chain-32k.yaml double rows 32000 0
+bench bench-chain-32k-mixed 30 chain-32k.yaml mixed rows 32000 0
+
+# Where the device's time goes: Nsight Compute times every kernel of 30
+# steps of the 2M melt (ncu serialises them, so the run's own time means
+# nothing here; compare the kernels' sum with bench-2m-double's loop time
+# for what the host adds). Kernels are grouped by their Tessera functor,
+# or by the rest of their name; the table (calls, total ms, share) goes to
+# bench.log and its top rows to results.md.
+ncu_bin=$(command -v ncu 2>/dev/null || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if [[ -n $ncu_bin && -x $ncu_bin ]]; then
+  run_step profile 60 "$work/profile.csv" 'error|ERROR|no usable GPU' \
+    "${OURS[@]}" "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum --csv --print-units base \
+    --print-kernel-base demangled "$B/bin/tessera" run profile-2m.yaml --backend cuda --precision double
+  awk -f "$B/ncu-kernels.awk" "$work/profile.csv" >"$work/profile.rows" 2>"$work/profile.examples"
+  {
+    echo "== profile: kernels of 30 steps of the 2M melt, double, by name ($ncu_bin)"
+    awk '{ t += $1 } END { printf "%.3f ms in %d kinds of kernel\n", t, NR }' "$work/profile.rows"
+    sort -rn "$work/profile.rows"
+  } >"$work/profile.txt"
+  cat "$work/profile.txt" "$work/profile.examples" >>"$OUT/bench.log"
+  grep -E '==PROF==|==ERROR==|Loop time|Performance' "$work/profile.csv" | head -20 >>"$OUT/bench.log"
+  if ((rc == 0)); then
+    outcome[profile]="ok: $(sed -n 2p "$work/profile.txt"); top: $(sed -n 3,6p "$work/profile.txt" | cut -c1-100 | paste -sd ';' -)"
+  fi
+else
+  outcome[profile]="not run: no ncu on this machine"
+fi
+checkpoint
 
 # The GPU peers (benchmarks/gpu-peers/, bundled as peers/): one step, with
 # 45 s kept for memcheck; told its budget, it should end by itself inside
@@ -454,7 +548,7 @@ bench bench-2m-clusters-mixed 60 lj-melt-2m-clusters.yaml mixed clusters 2048000
 # gpu-figures.csv.
 if [[ -f $B/peers/run.sh ]]; then
   pcap=$(($(left) - reserve - 45))
-  ((pcap > 150)) && pcap=150
+  ((pcap > ${PEERS_CAP_S:-150})) && pcap=${PEERS_CAP_S:-150}
   rm -f "$work/peers-summary.md"
   mkdir -p "$work/peers"
   run_step peers "$pcap" "$OUT/peers.log" '[Ee]rror|FAIL|[Ss]ummary' \

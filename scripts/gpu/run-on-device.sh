@@ -14,6 +14,7 @@
 #                     plugins, help files), reference/ (the LAMMPS melts the
 #                     tests read), potentials/ (the EAM files the device
 #                     tests name), inputs/ (the decks), thermo-verdict.awk,
+#                     ncu-kernels.awk (the profile step's summer),
 #                     compute-sanitizer/ when this toolkit has it, and
 #                     peers/ from benchmarks/gpu-peers/bundle.sh when that
 #                     exists (PEERS=0 leaves it out; its failure only drops it)
@@ -128,7 +129,7 @@ bundle_started=1
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/inputs" "$bundle/reference"
 cp "$tessera" "$gpu_tests" "$bundle/bin/"
-cp "$root/scripts/gpu/device-run.sh" "$root/scripts/gpu/thermo-verdict.awk" "$bundle/"
+cp "$root/scripts/gpu/device-run.sh" "$root/scripts/gpu/thermo-verdict.awk" "$root/scripts/gpu/ncu-kernels.awk" "$bundle/"
 
 # Shared libraries as ldd resolves them here. Left out: glibc's own (the
 # device machine's newer glibc runs what was built against Debian 12's) and
@@ -230,6 +231,33 @@ derive lj-melt-2m-clusters.yaml "80^3 fcc cells, 2,048,000 atoms, the cluster ne
 derive sanitizer.yaml "10^3 fcc cells, 4,000 atoms, 50 steps, for compute-sanitizer" \
   "$cells" 'cells: [10, 10, 10]' 'run: {steps: 100}' 'run: {steps: 50}' \
   "$thermo" 'thermo: {every: 10, file: sanitizer.thermo.csv}'
+# The profile's run (device-run.sh, Nsight Compute): the 2M melt for 30
+# steps, so that the lists are rebuilt a few times among plain steps.
+derive profile-2m.yaml "80^3 fcc cells, 2,048,000 atoms, 30 steps, for ncu" \
+  "$cells" 'cells: [80, 80, 80]' 'run: {steps: 100}' 'run: {steps: 30}' \
+  "$thermo" 'thermo: {every: 10, file: profile-2m.thermo.csv}'
+# The molecular and metal cases of the CPU race (issues 29 and 30) on the
+# GPU, from the race's own templates (benchmarks/race/inputs.sh): LAMMPS's
+# in.eam (32,000 Cu atoms, Cu_u3.eam, 1000 steps) and in.chain (32,000
+# beads from LAMMPS's own melt, 2000 steps), thermo every 10th of the run.
+race_case() {  # case steps deck
+  local dir
+  dir=$(mktemp -d) || die "mktemp failed"
+  (repo=$root && source "$root/benchmarks/race/inputs.sh" && "write_$1_inputs" "$dir" "$2") ||
+    die "benchmarks/race/inputs.sh could not write the $1 case"
+  grep -q 'thermo: {every: 0, file: tessera.thermo.csv}' "$dir/tessera.yaml" ||
+    die "benchmarks/race/inputs.sh's $1 deck has no 'thermo: {every: 0, file: tessera.thermo.csv}' to set"
+  sed "s|thermo: {every: 0, file: tessera.thermo.csv}|thermo: {every: $(($2 / 10)), file: ${3%.yaml}.thermo.csv}|" \
+    "$dir/tessera.yaml" >"$bundle/inputs/$3"
+  [[ -f $dir/chain.data ]] && cp "$dir/chain.data" "$bundle/inputs/"
+  rm -rf "$dir"
+}
+race_case eam 1000 eam-32k.yaml
+race_case chain 2000 chain-32k.yaml
+tessera_abs=$(readlink -f "$tessera")  # validated from the decks' folder, for chain.data
+for deck in eam-32k.yaml chain-32k.yaml; do
+  err=$(cd "$bundle/inputs" && "$tessera_abs" validate "$deck" 2>&1 >/dev/null) || die "tessera validate refuses the generated inputs/$deck: $err"
+done
 
 # compute-sanitizer runs from a copy of its folder (it finds its libraries
 # beside itself). Only when this toolkit has it and it fits; otherwise

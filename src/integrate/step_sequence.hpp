@@ -30,6 +30,11 @@ void verlet_step(Loop& loop) {
 // build (a barostat) brings periodic images closer by up to `box_drift`
 // (how far its corners moved), which the skin must also cover, as in
 // LAMMPS's neighbor check.
+// Whether this step's rule asks for max_displacement_sq(): a device fuses
+// that reduction with the motion guard's when it does.
+inline bool displacement_due(const NeighborSpec& n, long steps_since_build) {
+  return n.check && steps_since_build >= n.delay && steps_since_build % n.every == 0;
+}
 template <class MaxDisplacementSq>
 bool rebuild_due(const NeighborSpec& n, long steps_since_build, double box_drift,
                  MaxDisplacementSq&& max_displacement_sq) {

@@ -88,7 +88,8 @@ struct EamAtoms {
   const int* type;
   const int* nbr;
   const int* nbr_count;
-  int stride;
+  int stride;     // neighbour k of atom i is nbr[i * stride + k * step]:
+  long step = 1;  // the CPU's rows, or the device's transposed list (stride 1)
 };
 
 template <class Real = double>
@@ -98,13 +99,13 @@ struct EamDensity {
   double* embed;  // F(rho_i), locals
 
   TESSERA_HD void operator()(int i) const {
-    const auto& [v, x, y, z, type, nbr, nbr_count, stride] = in;
+    const auto& [v, x, y, z, type, nbr, nbr_count, stride, step] = in;
     const double xi = x[i], yi = y[i], zi = z[i];
     const int ti = type[i];
     const int* list = nbr + static_cast<long>(i) * stride;
     double rho = 0;
     for (int k = 0; k < nbr_count[i]; ++k) {
-      const int j = list[k];
+      const int j = list[k * step];
       const double dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
       const double r2 = dx * dx + dy * dy + dz * dz;
       if (r2 < v.cutsq) {
@@ -146,14 +147,14 @@ struct EamForces {
   double* tensor[6];
 
   TESSERA_HD void operator()(int i) const {
-    const auto& [v, x, y, z, type, nbr, nbr_count, stride] = in;
+    const auto& [v, x, y, z, type, nbr, nbr_count, stride, step] = in;
     const double xi = x[i], yi = y[i], zi = z[i];
     const int ti = type[i];
     const int* list = nbr + static_cast<long>(i) * stride;
     double sx = 0, sy = 0, sz = 0, e = 0, w = 0;
     double t[kTensor ? 6 : 1] = {};
     for (int k = 0; k < nbr_count[i]; ++k) {
-      const int j = list[k];
+      const int j = list[k * step];
       const double dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
       const double r2 = dx * dx + dy * dy + dz * dz;
       if (!(r2 < v.cutsq)) continue;

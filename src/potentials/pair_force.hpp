@@ -79,7 +79,7 @@ struct PairForce {
   const int* type;
   const int* nbr;
   const int* nbr_count;
-  int stride;
+  int stride;  // neighbour k of atom i is nbr[i * stride + k * step]
   const typename Pot::Params* params;  // (ntypes+1)^2 table, row-major by type
   int type_stride;
   double* fx;
@@ -89,13 +89,16 @@ struct PairForce {
   double* virial;
   bool accumulate = false;  // a later force of the list: add, do not store
   double* tensor[6] = {};   // kTensor: the per-atom virial tensor
+  // 1 for the CPU's rows; the device's transposed list (stride 1) has its
+  // pitch here (kernels/device/neighbor_lists.hpp).
+  long step = 1;
 
   TESSERA_HD void operator()(int i) const {
     PairSums<Pot, Real, kTensor> s{x[i], y[i], z[i], params + type[i] * type_stride};
     const int* list = nbr + static_cast<long>(i) * stride;
     const int n = nbr_count[i];
     for (int k = 0; k < n; ++k) {
-      const int j = list[k];
+      const int j = list[k * step];
       s.add(x[j], y[j], z[j], type[j]);
     }
     s.store(i, fx, fy, fz, pe, virial, accumulate, tensor);

@@ -108,9 +108,15 @@ class DeviceEngine {
   virtual void set_builds(long n) = 0;
 
   virtual double max_displacement_sq() const = 0;
-  // Index of the first local atom whose motion trips the guard
-  // (motion_guard.hpp), or nlocal when none does.
-  virtual long first_bad_atom(double speed_sq) const = 0;
+  // The step's motion, in one reduction and one wait: the index of the
+  // first local atom whose motion trips the guard (motion_guard.hpp), or
+  // nlocal when none does, and, when `displacement` (a list check is due
+  // this step), max_displacement_sq(), else 0.
+  struct Motion {
+    long first_bad = 0;
+    double max_displacement_sq = 0;
+  };
+  virtual Motion motion(double speed_sq, bool displacement) const = 0;
   virtual ThermoSums sums() const = 0;
   // The pressure tensor's sums (sum_tensor); the virial part is that of the
   // last forces computed with set_virial_tensor(true).

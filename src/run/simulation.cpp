@@ -422,6 +422,8 @@ bool Simulation::rebuild_due() {
   if (box_changed_) return true;
   return tessera::rebuild_due(deck_.neighbor, step_ - last_build_, box_drift(box_, box_at_build_),
                               [&] {
+                                if (device_ && fused_displacement_step_ == step_)
+                                  return comm_.max(fused_displacement_sq_);
                                 return comm_.max(device_ ? device_->max_displacement_sq()
                                                          : max_displacement_sq(atoms_, nlist_));
                               });
@@ -432,7 +434,15 @@ void Simulation::check_motion() const {
   const MotionLimit limit = motion_limit(deck_.neighbor.skin, forces_.max_cutoff(), deck_.integrator.dt);
   long bad = 0, n = 0;
   if (device_) {
-    bad = device_->first_bad_atom(limit.speed_sq);
+    // The list check's reduction rides along when this step's rule asks
+    // for it (rebuild_due below): one wait for the device instead of two.
+    const bool displacement = !box_changed_ && displacement_due(deck_.neighbor, step_ - last_build_);
+    const DeviceEngine::Motion m = device_->motion(limit.speed_sq, displacement);
+    bad = m.first_bad;
+    if (displacement) {
+      fused_displacement_sq_ = m.max_displacement_sq;
+      fused_displacement_step_ = step_;
+    }
     n = static_cast<long>(local_count());
   } else {
     const AtomStore& a = atoms_;

@@ -220,6 +220,10 @@ class Simulation {
   void setup_integrator();
   bool rebuild_due();
   void check_motion() const;
+  // The displacement check's value, fused into the guard's reduction on a
+  // device (check_motion), for rebuild_due in the same step.
+  mutable double fused_displacement_sq_ = 0;
+  mutable long fused_displacement_step_ = -1;
   // Stops the run when this step changed the volume from `before` by more
   // than integrator.max_volume_change allows.
   void check_volume_change(double before) const;

@@ -100,9 +100,13 @@ std::string performance_summary(const Simulation& sim) {
                      "for sorts and scans not counted)\n",
                      bytes / (1 << 20), bytes / nlocal, sim.comm().parallel() ? " (rank 0)" : "");
     const DeviceEngine::HaloOverlap o = sim.halo_overlap();
-    s += fmt::format("Ghost refresh on the device: {:.6f} s, {:.0f}% of it while the forces on atoms with no ghost "
-                     "neighbour ran{}\n",
-                     o.halo, o.halo > 0 ? 100 * o.hidden / o.halo : 0.0, sim.comm().parallel() ? " (rank 0)" : "");
+    if (sim.comm().parallel())
+      s += fmt::format("Ghost refresh on the device: {:.6f} s, {:.0f}% of it while the forces on atoms with no ghost "
+                       "neighbour ran (rank 0)\n",
+                       o.halo, o.halo > 0 ? 100 * o.hidden / o.halo : 0.0);
+    else
+      s += "Ghost refresh on the device: periodic images, then the forces in one launch (one rank: nothing in "
+           "flight to hide)\n";
     const Simulation::RebuildTraffic r = sim.rebuild_traffic();
     if (sim.comm().parallel() && r.builds > 0) {
       const double per = static_cast<double>(r.records) / static_cast<double>(r.builds);

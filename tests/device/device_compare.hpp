@@ -31,13 +31,18 @@ struct HostList {
   std::vector<int> count, index;
 };
 
+// The device's transposed list (neighbor_lists.hpp) as the CPU's rows.
 inline HostList host_list(const device::DeviceNeighborList& nl) {
   HostList h;
   h.stride = nl.stride;
   h.count.resize(nl.count.size());
-  h.index.resize(nl.index.size());
+  std::vector<int> columns(nl.index.size());
   thrust::copy(nl.count.begin(), nl.count.end(), h.count.begin());  // device -> host
-  thrust::copy(nl.index.begin(), nl.index.end(), h.index.begin());
+  thrust::copy(nl.index.begin(), nl.index.end(), columns.begin());
+  h.index.assign(h.count.size() * static_cast<std::size_t>(nl.stride), 0);
+  for (std::size_t i = 0; i < h.count.size(); ++i)
+    for (int k = 0; k < h.count[i] && k < nl.stride; ++k)
+      h.index[i * nl.stride + k] = columns[static_cast<std::size_t>(k) * nl.pitch + i];
   return h;
 }
 

@@ -5,7 +5,11 @@
 // the rank makes to itself.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
+
+#include <thrust/copy.h>
+#include <thrust/device_ptr.h>
 
 #include "device/device_atoms.hpp"
 #include "device/device_halo.hpp"
@@ -13,6 +17,24 @@
 
 using namespace tessera;
 using tessera::test::compute_stream;
+
+// The transport's buffers as the test's stand-in for MPI sees them: host
+// memory when host-staged, device memory when CUDA-aware. A real CUDA-aware
+// MPI reads and writes device memory itself; the test copies through the
+// host, as a dereference of a device pointer would fault on a GPU.
+std::vector<double> halo_test_read(HaloTransport t, const double* p, std::size_t n) {
+  if (t == HaloTransport::kHostStaged) return std::vector<double>(p, p + n);
+  std::vector<double> v(n);
+  thrust::copy(thrust::device_pointer_cast(p), thrust::device_pointer_cast(p) + n, v.begin());
+  return v;
+}
+void halo_test_write(HaloTransport t, const std::vector<double>& v, double* p) {
+  if (t == HaloTransport::kHostStaged) {
+    std::copy(v.begin(), v.end(), p);
+    return;
+  }
+  thrust::copy(v.begin(), v.end(), thrust::device_pointer_cast(p));
+}
 
 TEST_CASE("A halo swap to this rank itself stays on the device, and only the others go through the transport",
           "[device][halo]") {
@@ -55,7 +77,10 @@ TEST_CASE("A halo swap to this rank itself stays on the device, and only the oth
     SwapExchange echo;
     echo.positions = [&](std::size_t k, const double* out, double* in) {
       carried.push_back(k);
-      for (std::size_t v = 0; v < 3 * swaps[k].count; ++v) in[v] = out[v] + (v % 3 == 1 ? 100.0 : 0.0);
+      std::vector<double> back = halo_test_read(t, out, 3 * swaps[k].send.size());
+      back.resize(3 * swaps[k].count);
+      for (std::size_t v = 0; v < back.size(); ++v) back[v] += (v % 3 == 1 ? 100.0 : 0.0);
+      halo_test_write(t, back, in);
     };
     halo.refresh(d, echo);
     AtomStore back;
@@ -114,14 +139,18 @@ TEST_CASE("Any per-atom quantity reaches the ghosts through every halo transport
     }
   };
   int through_values = 0;
+  HaloTransport transport = HaloTransport::kHostStaged;
   SwapExchange echo;
   echo.positions = [](std::size_t, const double*, double*) { FAIL("a scalar went through the positions' transport"); };
   echo.values = [&](std::size_t k, int width, const double* out, double* in) {
     ++through_values;
     CHECK(width == 1);
-    for (std::size_t v = 0; v < swaps[k].count; ++v) in[v] = out[v];
+    std::vector<double> back = halo_test_read(transport, out, swaps[k].send.size());
+    back.resize(swaps[k].count);
+    halo_test_write(transport, back, in);
   };
   for (HaloTransport t : {HaloTransport::kHostStaged, HaloTransport::kCudaAware}) {
+    transport = t;
     device::DeviceAtoms d;
     device::upload_atoms(compute_stream(), a, d);
     device::DeviceHalo halo(compute_stream());

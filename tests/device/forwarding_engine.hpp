@@ -40,7 +40,7 @@ class ForwardingEngine : public DeviceEngine {
   long builds() const override { return e_->builds(); }
   void set_builds(long n) override { e_->set_builds(n); }
   double max_displacement_sq() const override { return e_->max_displacement_sq(); }
-  long first_bad_atom(double speed_sq) const override { return e_->first_bad_atom(speed_sq); }
+  Motion motion(double speed_sq, bool displacement) const override { return e_->motion(speed_sq, displacement); }
   ThermoSums sums() const override { return e_->sums(); }
   TensorSums tensor_sums() const override { return e_->tensor_sums(); }
   void set_virial_tensor(bool on) override { e_->set_virial_tensor(on); }

@@ -28,7 +28,7 @@ std::vector<int> host(const device::dvec<int>& d) {
 template <class Twin>
 void split_step_matches(Twin& t) {
   t.drift(0.02);
-  t.dev.refresh_ghosts_and_compute();
+  t.dev.refresh_ghosts_and_compute(/*split=*/true);
   t.cpu.refresh_ghosts();
   t.cpu.compute_forces();
   const AtomStore split = t.device_atoms();
@@ -72,7 +72,13 @@ TEST_CASE("Inner and outer atoms partition the locals, and the split forces are 
     split_step_matches(t);
     const device::HaloTimes h = t.dev.halo_times();
     CHECK(h.halo > 0);
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+    // On a GPU the two streams run at once: part of the halo or all of it.
+    CHECK(h.hidden >= 0);
+    CHECK(h.hidden <= h.halo);
+#else
     CHECK(h.hidden == 0);  // the OpenMP system runs the two in turn
+#endif
     fmt::print("overlap {}: {} inner and {} outer atoms of {}\n", name, inner.size(), outer.size(), nlocal);
   });
 }

@@ -244,11 +244,15 @@ TEST_CASE("The device's time is booked to the phase that queued it", "[device][s
   REQUIRE(dev.size() == static_cast<std::size_t>(Phase::kCount));
   CHECK(dev[static_cast<int>(Phase::kPair)] > 0);
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-  // On a GPU: the device cannot have worked longer than the host waited for
-  // it, and the pair forces are a real share of its time.
+  // On a GPU: the device cannot have worked much longer than the host
+  // waited for it, and the pair forces are a real share of its time. The
+  // device's span runs from its first mark to its last, which it passes
+  // after the host's clock has started and stopped: a first GPU run (H200,
+  // 60 steps) measured 52.6 ms against the host's 51.7 ms, so the slack is
+  // a few milliseconds, not a share.
   double total = 0;
   for (double v : dev) total += v;
-  CHECK(total <= sim.timers().total() * 1.01);
+  CHECK(total <= sim.timers().total() * 1.01 + 0.005);
   CHECK(dev[static_cast<int>(Phase::kPair)] > 0.05 * total);
 #else
   for (Phase p : {Phase::kPair, Phase::kNeighbor, Phase::kIntegrate, Phase::kCommunicate}) {

@@ -28,7 +28,8 @@ export PEERS=0 SKIP_BUILD=1
 # The steps device-run.sh must report, in the order it must run them.
 steps=(gpu-tests cpu-reference verdict-double verdict-mixed verdict-2-ranks verdict-2-ranks-peer
   bench-32k-double bench-32k-mixed bench-2m-double bench-2m-mixed bench-16m-double bench-16m-mixed
-  bench-2m-clusters-mixed peers memcheck racecheck)
+  bench-2m-clusters-mixed bench-eam-32k-double bench-eam-32k-mixed bench-chain-32k-double bench-chain-32k-mixed
+  profile peers memcheck racecheck)
 
 # out_ok DIR: the device tool's limits on what comes back.
 out_ok() {
@@ -152,6 +153,29 @@ check "... results.md has a row for every step, in order" rows_ok out-hang/resul
 check "... the first step timed out" outcome_is out-hang/results.md gpu-tests 'timed out after *'
 check "... the next ones were not run, for lack of time" outcome_is out-hang/results.md cpu-reference 'not run: out of time*'
 check "... down to the last one" outcome_is out-hang/results.md bench-2m-clusters-mixed 'not run: out of time*'
+
+# 5b. The test cases one process each: a case that crashes costs only
+# itself, a case that fails is named, and a name with a comma reaches Catch
+# escaped (a stand-in for tessera_gpu_tests that speaks Catch's -f).
+cat >cases.sh <<'EOF'
+#!/bin/bash
+if [ "$1" = --list-test-names-only ]; then printf 'first, with a comma\ncrashes\nfails\nlast\n'; exit 4; fi
+[ "$1" = -f ] || exit 2
+name=$(cat "$2")
+case $name in
+  'first\, with a comma' | last) echo "0.001 s: ${name//\\/}"; echo "All tests passed (1 assertion in 1 test case)" ;;
+  crashes) kill -SEGV $$ ;;
+  fails) echo "test cases: 1 | 1 failed"; exit 1 ;;
+  *) echo "No test cases matched '$name'"; exit 0 ;;
+esac
+EOF
+chmod +x cases.sh
+bash "$scripts/device-run.sh" --test-rounds ./cases.sh --durations yes >cases.out 2>&1
+rc=$?
+check "test rounds: a crash and a failure make exit 1" test $rc -eq 1
+check "... and every case ran, the summary names them" \
+  grep -qx 'gpu-tests summary: 4 test cases: 2 passed, 1 failed (fails), 1 crashed (crashes)' cases.out
+check "... the case after the crash ran" grep -qx '0.001 s: last' cases.out
 
 # 6. The verdicts' judge.
 printf 'step,temp,pe,ke,etotal,press\n0,1.44,-6.7733680532529643,2.16,-4.6134355532529527,-5.0197072590855774\n10,1.11,-6.28,1.67,-4.61,-2.51\n' >ref.csv
