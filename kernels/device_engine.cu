@@ -12,12 +12,12 @@
 namespace tessera {
 
 namespace {
-// Thrust's scratch (every reduction, scan, copy_if and sort, on the
-// pipeline's streams with par_nosync) comes from the device's stream-ordered
-// pool. By default the pool gives its memory back at every synchronisation,
-// and the run synchronises every step (the rebuild check), so each step's
-// small scratch would be mapped afresh. Keeping up to this much lets the
-// per-step scratch (kilobytes) stay, while a rebuild's large sort buffers
+// The pipeline's Thrust calls take their scratch from each stream's
+// ScratchCache (device/scratch_cache.hpp). A Thrust call queued any other
+// way (on Thrust's default stream, with no policy of ours) draws from the
+// device's stream-ordered pool, which by default gives its memory back at
+// every synchronisation, and the run synchronises every step. Keeping up
+// to this much lets such scratch (kilobytes) stay, while large blocks
 // still go back for the device arrays, which do not come from the pool.
 constexpr std::uint64_t kScratchKept = 64ull << 20;
 
