@@ -85,11 +85,10 @@ struct ScanNeighbors {
   }
 };
 
-struct IsSet {
-  TESSERA_HD bool operator()(std::uint8_t f) const { return f != 0; }
-};
-struct IsClear {
-  TESSERA_HD bool operator()(std::uint8_t f) const { return f == 0; }
+// True when local atom i's row lists a ghost, as ScanNeighbors noted.
+struct FlagSet {
+  const std::uint8_t* flag;
+  TESSERA_HD bool operator()(int i) const { return flag[i] != 0; }
 };
 template <class F>
 struct Not {
@@ -184,15 +183,7 @@ class DeviceNeighborBuilder {
       nl.stride = needed + needed / 8 + 8;
       ++nl.grows;
     }
-    // [0, nlocal) split by the flags into inner and outer, each in order.
-    for (auto* v : {&nl.inner, &nl.outer}) resize_exact(stream_, *v, nlocal);
-    const auto counting = thrust::counting_iterator<int>(0);
-    const auto inner_end = thrust::copy_if(policy(stream_), counting, counting + nlocal, reads_ghost_.begin(),
-                                           nl.inner.begin(), detail::IsClear{});
-    resize_exact(stream_, nl.inner, static_cast<std::size_t>(inner_end - nl.inner.begin()));
-    const auto outer_end = thrust::copy_if(policy(stream_), counting, counting + nlocal, reads_ghost_.begin(),
-                                           nl.outer.begin(), detail::IsSet{});
-    resize_exact(stream_, nl.outer, static_cast<std::size_t>(outer_end - nl.outer.begin()));
+    partition(nlocal, detail::FlagSet{raw(reads_ghost_)}, nl.inner, nl.outer);
   }
 
   DeviceStream stream_;
