@@ -89,8 +89,8 @@ class DeviceIdMap {
   IdLookup lookup(const DeviceAtoms& a, const DeviceNeighborList& nl) const {
     if (nl.generation != built_ || n_ != a.nall()) {
       n_ = a.nall();
-      resize_exact(stream_, ids_, static_cast<std::size_t>(n_));
-      resize_exact(stream_, index_, static_cast<std::size_t>(n_));
+      resize(stream_, ids_, static_cast<std::size_t>(n_));
+      resize(stream_, index_, static_cast<std::size_t>(n_));
       thrust::copy(policy(stream_), a.id.begin(), a.id.begin() + n_, ids_.begin());
       thrust::sequence(policy(stream_), index_.begin(), index_.end());
       thrust::stable_sort_by_key(policy(stream_), ids_.begin(), ids_.end(), index_.begin());
@@ -306,7 +306,7 @@ class DeviceBondedBase : public DeviceForce {
     return v;
   }
   AtomId* status(const DeviceAtoms& a) const {
-    resize_exact(stream_, status_, static_cast<std::size_t>(a.nlocal));
+    resize(stream_, status_, static_cast<std::size_t>(a.nlocal));
     return raw(status_);
   }
 

@@ -272,51 +272,51 @@ class ClusterListBuilder {
     const ColumnGrid g = ColumnGrid::cover(lo, hi, width);
     const int ncols = g.count();
 
-    resize_exact(stream_, keys_, nall);
-    resize_exact(stream_, cl.slot_atom, nall);
-    thrust::transform(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(nall),
-                      keys_.begin(), detail::Key{g, raw(a.x), raw(a.y), raw(a.z)});
+    // The keys, then the clusters' bounds, in the stage scratch (exec_policy.hpp).
+    const auto keys = stage_scratch<std::uint64_t>(stream_, nall);
+    resize_for_overwrite(stream_, cl.slot_atom, nall);
+    thrust::transform(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(nall), keys,
+                      detail::Key{g, raw(a.x), raw(a.y), raw(a.z)});
     thrust::sequence(policy(stream_), cl.slot_atom.begin(), cl.slot_atom.end());
-    thrust::stable_sort_by_key(policy(stream_), keys_.begin(), keys_.end(), cl.slot_atom.begin());
+    thrust::stable_sort_by_key(policy(stream_), keys, keys + nall, cl.slot_atom.begin());
 
-    resize_exact(stream_, col_start_, static_cast<std::size_t>(ncols) + 1);
+    resize_for_overwrite(stream_, col_start_, static_cast<std::size_t>(ncols) + 1);
     const auto col_keys = thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
                                                           detail::ColumnFirstKey{});
-    thrust::lower_bound(policy(stream_), keys_.begin(), keys_.end(), col_keys, col_keys + (ncols + 1),
+    thrust::lower_bound(policy(stream_), keys, keys + nall, col_keys, col_keys + (ncols + 1),
                         col_start_.begin());
-    resize_exact(stream_, col_cluster_, static_cast<std::size_t>(ncols) + 1);
+    resize_for_overwrite(stream_, col_cluster_, static_cast<std::size_t>(ncols) + 1);
     thrust::transform(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(ncols),
                       col_cluster_.begin(), detail::ClustersInColumn{raw(col_start_)});
     thrust::exclusive_scan(policy(stream_), col_cluster_.begin(), col_cluster_.end(), col_cluster_.begin());
     // The one value the host needs (sizes), once the scan has run.
     const int nclusters = read_element(stream_, col_cluster_, static_cast<std::size_t>(ncols));
-    release(stream_, keys_);  // before the bounds: the two are not held together
 
-    resize_exact(stream_, cl.first, static_cast<std::size_t>(nclusters) + 1);
+    resize_for_overwrite(stream_, cl.first, static_cast<std::size_t>(nclusters) + 1);
     for_each_index(stream_, ncols, detail::ClusterFirsts{raw(col_start_), raw(col_cluster_), raw(cl.first)});
     write_element(stream_, cl.first, static_cast<std::size_t>(nclusters), nall);
-    resize_exact(stream_, bounds_, nclusters);
+    detail::Bounds* const bounds = thrust::raw_pointer_cast(stage_scratch<detail::Bounds>(stream_, nclusters));
     for_each_index(stream_, nclusters,
-                   detail::ClusterBounds{raw(cl.first), raw(cl.slot_atom), raw(a.x), raw(a.y), raw(a.z), raw(bounds_)});
+                   detail::ClusterBounds{raw(cl.first), raw(cl.slot_atom), raw(a.x), raw(a.y), raw(a.z), bounds});
 
-    resize_exact(stream_, cl.row_cluster, nclusters);
+    resize_for_overwrite(stream_, cl.row_cluster, nclusters);
     const auto rows_end =
         thrust::copy_if(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(nclusters),
                         cl.row_cluster.begin(), detail::HoldsLocal{raw(cl.first), raw(cl.slot_atom), a.nlocal});
     cl.nrows = static_cast<int>(rows_end - cl.row_cluster.begin());
-    resize_exact(stream_, cl.row_cluster, cl.nrows);
+    resize(stream_, cl.row_cluster, cl.nrows);
 
     detail::ScanClusters scan{g, raw(col_cluster_), raw(cl.first), raw(cl.slot_atom), raw(cl.row_cluster),
-                              raw(bounds_), raw(a.x), raw(a.y), raw(a.z), reach, {0, 0}, 0, nullptr, nullptr, nullptr};
+                              bounds, raw(a.x), raw(a.y), raw(a.z), reach, {0, 0}, 0, nullptr, nullptr, nullptr};
     for (int d = 0; d < 2; ++d) scan.reach_cols[d] = static_cast<int>(std::floor(reach * g.inv[d])) + 1;
     if (cl.next_stride > 0) cl.stride = cl.next_stride;
     if (cl.stride <= 0) cl.stride = 64;
-    resize_exact(stream_, cl.count, cl.nrows);
+    resize_for_overwrite(stream_, cl.count, cl.nrows);
     int grows = 0;
     for (;;) {
       const std::size_t n = static_cast<std::size_t>(cl.nrows) * cl.stride;
-      resize_exact(stream_, cl.cj, n);
-      resize_exact(stream_, cl.jmask, n);
+      resize_for_overwrite(stream_, cl.cj, n);
+      resize_for_overwrite(stream_, cl.jmask, n);
       scan.stride = cl.stride;
       scan.cj = raw(cl.cj);
       scan.jmask = raw(cl.jmask);
@@ -325,25 +325,18 @@ class ClusterListBuilder {
       const int needed = thrust::reduce(policy(stream_), cl.count.begin(), cl.count.end(), 0, MaxOf{});
       needed_ = needed;
       if (needed <= cl.stride) break;
-      // Give the rows back first, so old and new are not held together.
-      release(stream_, cl.cj);
-      release(stream_, cl.jmask);
       cl.stride = needed + needed / 8 + 4;
       ++grows;
     }
-    // The build's scratch goes back, so it does not stay counted next to the
-    // list for the whole run; the next build starts from the stride this one
-    // needed, so rows do not stay padded for a denser past.
-    release(stream_, bounds_);
+    // The next build starts from the stride this one needed, so rows do not
+    // stay padded for a denser past (their storage is kept all the same).
     cl.next_stride = needed_ + needed_ / 8 + 4;
     return grows;
   }
 
  private:
   DeviceStream stream_;
-  dvec<std::uint64_t> keys_;
   dvec<int> col_start_, col_cluster_;
-  dvec<detail::Bounds> bounds_;
   int needed_ = 0;
 };
 

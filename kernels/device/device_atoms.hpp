@@ -32,24 +32,12 @@ struct DeviceAtoms {
   void resize_ghosts(const DeviceStream& s, int n) {
     nghost = n;
     const std::size_t all = static_cast<std::size_t>(nlocal) + n;
-    for_each_field(*this, kFieldGhost, [&](auto& v, FieldInfo) { resize_exact(s, v, all); });
+    for_each_field(*this, kFieldGhost, [&](auto& v, FieldInfo) { resize(s, v, all); });
   }
-};
-
-// Scratch arrays, one per element type the registry uses, for the walks
-// over fields that gather into scratch and swap it in (sort, migration):
-// of(v) is the scratch of v's element type.
-struct FieldScratch {
-  dvec<AtomId> ids;
-  dvec<int> ints;
-  dvec<double> doubles;
-  dvec<AtomId>& of(const dvec<AtomId>&) { return ids; }
-  dvec<int>& of(const dvec<int>&) { return ints; }
-  dvec<double>& of(const dvec<double>&) { return doubles; }
-  void release_all(const DeviceStream& s) {
-    release(s, ids);
-    release(s, ints);
-    release(s, doubles);
+  // Room for n ghosts in the shared arrays, the sizes unchanged.
+  void reserve_ghosts(const DeviceStream& s, int n) {
+    const std::size_t all = static_cast<std::size_t>(nlocal) + n;
+    for_each_field(*this, kFieldGhost, [&](auto& v, FieldInfo) { reserve(s, v, all); });
   }
 };
 

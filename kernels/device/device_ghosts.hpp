@@ -63,30 +63,30 @@ class DeviceGhosts {
     // Each stage picks from two candidates per atom, counted in int.
     if (total > INT_MAX / 2 - a.nlocal)
       throw std::invalid_argument("device ghosts: more atoms on one rank than an int can index");
-    a.resize_ghosts(stream_, static_cast<int>(total));
+    a.reserve_ghosts(stream_, static_cast<int>(total));
     a.resize_ghosts(stream_, 0);
-    resize_exact(stream_, source_, total);
-    resize_exact(stream_, shift_, 3 * total);
-    resize_exact(stream_, source_, 0);
-    resize_exact(stream_, shift_, 0);
-    resize_exact(stream_, picked_, 2 * (static_cast<std::size_t>(a.nlocal) + total));
+    reserve(stream_, source_, total);
+    reserve(stream_, shift_, 3 * total);
+    resize(stream_, source_, 0);
+    resize(stream_, shift_, 0);
+    // The candidates one stage keeps, in the stage scratch: room for the
+    // last stage's, the most.
+    const auto picked = stage_scratch<int>(stream_, 2 * (static_cast<std::size_t>(a.nlocal) + total));
     for (int d = 0; d < 3; ++d) {
       const int n = a.nall();
-      resize_exact(stream_, picked_, 2 * static_cast<std::size_t>(n));
       const dvec<double>& v = d == 0 ? a.x : (d == 1 ? a.y : a.z);
       const auto end =
           thrust::copy_if(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(2 * n),
-                          picked_.begin(), NearFace{raw(v), sd.lo[d], sd.hi[d], reach});
-      const int m = static_cast<int>(end - picked_.begin());
+                          picked, NearFace{raw(v), sd.lo[d], sd.hi[d], reach});
+      const int m = static_cast<int>(end - picked);
       const int nghost = a.nghost;
       a.resize_ghosts(stream_, nghost + m);
-      resize_exact(stream_, source_, static_cast<std::size_t>(nghost) + m);
-      resize_exact(stream_, shift_, 3 * (static_cast<std::size_t>(nghost) + m));
+      resize(stream_, source_, static_cast<std::size_t>(nghost) + m);
+      resize(stream_, shift_, 3 * (static_cast<std::size_t>(nghost) + m));
       for_each_index(stream_, m,
-                     MakeGhost{raw(picked_), n, a.nlocal, d, sd.global.length(d), raw(a.x), raw(a.y), raw(a.z),
+                     MakeGhost{thrust::raw_pointer_cast(picked), n, a.nlocal, d, sd.global.length(d), raw(a.x), raw(a.y), raw(a.z),
                                raw(source_), raw(shift_)});
     }
-    release(stream_, picked_);
     copy_unshifted_from_sources(
         a, a.nlocal, a.nghost, raw(source_), [this](int n, const auto& f) { for_each_index(stream_, n, f); },
         [](auto& v) { return raw(v); });
@@ -129,7 +129,6 @@ class DeviceGhosts {
   DeviceStream stream_;
   dvec<int> source_;
   dvec<signed char> shift_;
-  dvec<int> picked_;  // scratch: the candidates one stage keeps
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

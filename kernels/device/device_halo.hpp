@@ -122,8 +122,8 @@ class DeviceHalo {
         throw std::logic_error("device halo: a swap to this rank itself receives what it sends");
       // A peer-copied swap's packed buffer may be mapped by its receiver:
       // the handshake resizes it, once the receiver lets go.
-      if (!peer(k)) resize_exact(stream_, out_[k], n_out);
-      resize_exact(stream_, in_[k], n_in);
+      if (!peer(k)) resize(stream_, out_[k], n_out);
+      resize(stream_, in_[k], n_in);
       host_out_[k].resize(self || peer(k) ? 0 : n_out);
       host_in_[k].resize(peer(k) ? 0 : n_in);
     }

@@ -58,10 +58,10 @@ class DeviceHaloAtoms final : public HaloAtoms {
     to_host(stream_, index_, static_cast<std::size_t>(m), picked);
     resize_records(out, kFieldGhost, static_cast<std::size_t>(m));
     zip_fields(a_, out, kFieldGhost, [&](const auto& v, auto& h, const FieldInfo& f) {
-      auto& staged = scratch_.of(v);
-      resize_exact(stream_, staged, static_cast<std::size_t>(m));
-      for_each_index(stream_, m, copy_imaged(f, d, shift, raw(index_), raw(v), raw(staged), 0));
-      to_host(stream_, staged, static_cast<std::size_t>(m), h);
+      using T = typename std::decay_t<decltype(v)>::value_type;
+      const auto staged = stage_scratch<T>(stream_, static_cast<std::size_t>(m));
+      for_each_index(stream_, m, copy_imaged(f, d, shift, raw(index_), raw(v), thrust::raw_pointer_cast(staged), 0));
+      staged_to_host(staged, m, h);
     });
   }
 
@@ -91,7 +91,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
     download_locals(nabove, above);
     if (nbelow + nabove == 0) return;
     const int kept = select(n, detail::OnSide{coord(d), lo, hi, 0});
-    for_each_field(a_, kAnyField, [&](auto& v, FieldInfo) { permute(v, scratch_.of(v), kept); });
+    for_each_field(a_, kAnyField, [&](auto& v, FieldInfo) { permute(v, kept); });
     a_.nlocal = kept;
   }
 
@@ -100,13 +100,13 @@ class DeviceHaloAtoms final : public HaloAtoms {
     const std::size_t base = static_cast<std::size_t>(a_.nlocal), n = in.nlocal;
     if (base + n > static_cast<std::size_t>(INT_MAX))
       throw std::invalid_argument("device migration: more atoms on one rank than an int can index");
-    // The derived fields (forces, energies, virials) of the arrivals start at
-    // zero: a rebuild is followed by a force computation.
+    // The derived fields (forces, energies, virials) of the arrivals are left
+    // unwritten: a rebuild is followed by a force computation, which writes them.
     zip_fields(in, a_, kAnyField, [&](const auto& h, auto& v, FieldInfo f) {
       if (f.has(kFieldMigrates))
         grow(h, v, base);
       else
-        resize_exact(stream_, v, base + n);
+        resize(stream_, v, base + n);
     });
     a_.nlocal = static_cast<int>(base + n);
   }
@@ -114,12 +114,6 @@ class DeviceHaloAtoms final : public HaloAtoms {
   IdSums local_id_sums() const {
     return thrust::transform_reduce(policy(stream_), a_.id.begin(), a_.id.begin() + a_.nlocal, IdSumsOf{}, IdSums{},
                                     AddIdSums{});
-  }
-
-  // The scratch goes back between rebuilds.
-  void release_scratch() {
-    release(stream_, index_);
-    scratch_.release_all(stream_);
   }
 
  private:
@@ -137,7 +131,7 @@ class DeviceHaloAtoms final : public HaloAtoms {
   // Indices i < n that `keep` accepts, in order, into index_; their count.
   template <class Pred>
   int select(int n, const Pred& keep) {
-    resize_exact(stream_, index_, static_cast<std::size_t>(n));
+    resize(stream_, index_, static_cast<std::size_t>(n));
     const auto end = thrust::copy_if(policy(stream_), thrust::counting_iterator<int>(0),
                                      thrust::counting_iterator<int>(n), index_.begin(), keep);
     return static_cast<int>(end - index_.begin());
@@ -149,36 +143,43 @@ class DeviceHaloAtoms final : public HaloAtoms {
     out.nlocal = static_cast<std::size_t>(m);
     if (m == 0) return;
     zip_fields(a_, out, kFieldMigrates,
-               [&](const auto& v, auto& h, FieldInfo) { gather_to_host(v, scratch_.of(v), m, h); });
+               [&](const auto& v, auto& h, FieldInfo) { gather_to_host(v, m, h); });
   }
 
   template <class T>
-  void gather_to_host(const dvec<T>& v, dvec<T>& scratch, int m, std::vector<T>& h) {
-    resize_exact(stream_, scratch, static_cast<std::size_t>(m));
-    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, v.begin(), scratch.begin());
-    to_host(stream_, scratch, static_cast<std::size_t>(m), h);
+  void gather_to_host(const dvec<T>& v, int m, std::vector<T>& h) {
+    const auto staged = stage_scratch<T>(stream_, static_cast<std::size_t>(m));
+    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, v.begin(), staged);
+    staged_to_host(staged, m, h);
   }
 
-  // v becomes its first `m` entries gathered by index_, in storage of that
-  // size (the old storage, with room for ghosts, is given back once the
-  // gather has read it).
+  // The first m staged values into h, once the stream has written them.
   template <class T>
-  void permute(dvec<T>& v, dvec<T>& scratch, int m) {
-    resize_exact(stream_, scratch, static_cast<std::size_t>(m));
-    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, v.begin(), scratch.begin());
-    replace_with(stream_, v, scratch);
+  void staged_to_host(thrust::device_ptr<T> staged, int m, std::vector<T>& h) {
+    synchronize(stream_);
+    h.resize(static_cast<std::size_t>(m));
+    thrust::copy(staged, staged + m, h.begin());
+  }
+
+  // v becomes its first `m` entries gathered by index_, through the stage
+  // scratch (v keeps its storage: spatial_sort.hpp says why).
+  template <class T>
+  void permute(dvec<T>& v, int m) {
+    const auto staged = stage_scratch<T>(stream_, static_cast<std::size_t>(m));
+    thrust::gather(policy(stream_), index_.begin(), index_.begin() + m, v.begin(), staged);
+    resize(stream_, v, static_cast<std::size_t>(m));
+    thrust::copy(policy(stream_), staged, staged + m, v.begin());
   }
 
   template <class T>
   void grow(const std::vector<T>& h, dvec<T>& d, std::size_t base) {
-    resize_exact(stream_, d, base + h.size());
+    resize(stream_, d, base + h.size());
     to_device(stream_, h, d, base);
   }
 
   DeviceAtoms& a_;
   DeviceStream stream_;
   dvec<int> index_;
-  FieldScratch scratch_;
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

@@ -52,7 +52,7 @@ class DeviceEamForce final : public DeviceForce {
                const PassOptions& opt) const override {
     const EamAtoms in{view_, raw(a.x), raw(a.y), raw(a.z), raw(a.type), raw(nl.index), raw(nl.count), 1, nl.pitch};
     if (pass == 0) {
-      resize_exact(stream_, embed_, static_cast<std::size_t>(a.nlocal));  // a no-op but at rebuilds
+      resize(stream_, embed_, static_cast<std::size_t>(a.nlocal));  // a no-op but at rebuilds
       if (mixed)
         over(a, some, EamDensity<float>{in, raw(a.embedding_derivative), raw(embed_)});
       else

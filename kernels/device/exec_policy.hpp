@@ -2,12 +2,10 @@
 // Where the device pipeline runs. The same headers compile with nvcc for the
 // CUDA system (real GPUs) and with g++ for Thrust's OpenMP system (CI, which
 // has no GPU), so every algorithm is run and tested without a GPU.
-#include <thrust/device_allocator.h>
-#include <thrust/device_vector.h>
 #include <thrust/system_error.h>
 #include <thrust/copy.h>
 
-#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -35,66 +33,17 @@
 #include <thrust/system/omp/execution_policy.h>
 #endif
 
+#include "device/device_array.hpp"
 #include "device/device_error.hpp"
 #include "device/scratch_cache.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
 
-// Bytes held in device vectors now and at most, for the run's report of
-// device memory per atom. Thrust's own scratch (sort and scan buffers) is
-// not counted.
-struct DeviceMemory {
-  std::atomic<long long> now{0}, peak{0};
-  std::atomic<long long> failed_frees{0};  // frees after a sticky device error
-  void add(long long n) {
-    const long long v = now.fetch_add(n) + n;
-    long long p = peak.load();
-    while (v > p && !peak.compare_exchange_weak(p, v)) {
-    }
-  }
-  // For tests that measure one run after others in the same process.
-  void reset_peak() { peak.store(now.load()); }
-};
-inline DeviceMemory& device_memory() {
-  static DeviceMemory m;
-  return m;
-}
-
-// thrust's device allocator, counting into device_memory().
+// The pipeline's arrays: no value-initialisation, capacity kept
+// (device_array.hpp).
 template <class T>
-struct CountingAllocator : thrust::device_allocator<T> {
-  using base = thrust::device_allocator<T>;
-  using pointer = typename base::pointer;
-  using size_type = typename base::size_type;
-  template <class U>
-  struct rebind {
-    using other = CountingAllocator<U>;
-  };
-  CountingAllocator() = default;
-  template <class U>
-  CountingAllocator(const CountingAllocator<U>&) {}
-  pointer allocate(size_type n) {
-    pointer p = base::allocate(n);
-    device_memory().add(static_cast<long long>(n * sizeof(T)));
-    return p;
-  }
-  // Never throws: it runs in device_vector's noexcept destructor, also
-  // while an earlier device error unwinds the stack, and after a sticky
-  // CUDA error cudaFree fails too (device_error.hpp). That first error is
-  // the one reported; the memory goes with the context.
-  void deallocate(pointer p, size_type n) noexcept {
-    try {
-      base::deallocate(p, n);
-    } catch (...) {
-      device_memory().failed_frees.fetch_add(1);
-    }
-    device_memory().add(-static_cast<long long>(n * sizeof(T)));
-  }
-};
-
-template <class T>
-using dvec = thrust::device_vector<T, CountingAllocator<T>>;
+using dvec = DeviceArray<T>;
 
 template <class T>
 T* raw(dvec<T>& v) {
@@ -123,6 +72,7 @@ struct DeviceStream {
   cudaStream_t stream = nullptr;      // nullptr: only before create()
   std::shared_ptr<CUstream_st> owner;  // set by create(): the last copy destroys it
   std::shared_ptr<ScratchCache> scratch = std::make_shared<ScratchCache>();  // Thrust's temporaries on this stream
+  std::shared_ptr<dvec<std::uint64_t>> stage = std::make_shared<dvec<std::uint64_t>>();  // stage_scratch()
 
   static DeviceStream create() {
     cudaStream_t s = nullptr;
@@ -166,6 +116,7 @@ class StreamOrder {
 #else
 struct DeviceStream {
   std::shared_ptr<ScratchCache> scratch = std::make_shared<ScratchCache>();
+  std::shared_ptr<dvec<std::uint64_t>> stage = std::make_shared<dvec<std::uint64_t>>();  // stage_scratch()
   static DeviceStream create() { return {}; }
 };
 // The same scratch cache as on a GPU, so that its bookkeeping runs here too.
@@ -261,45 +212,63 @@ inline void quiesce(const DeviceStream& a, const DeviceStream& b) noexcept {
   }
 }
 
-// A device vector's own operations (resize, element access, host copies,
-// the free of its old storage) run on Thrust's default stream, which does
-// not wait for the pipeline's streams: each helper below first waits for
-// `s`, the stream that queues the vector's users. Work of the halo stream
-// is joined back into the compute stream by an event (force_pipeline.hpp),
-// so waiting for the compute stream covers it too.
+// A device array's own operations that touch memory (growth, element
+// access, host copies, giving storage back) run on Thrust's default stream,
+// which does not wait for the pipeline's streams: each helper below that
+// may do one first waits for `s`, the stream that queues the array's users.
+// Work of the halo stream is joined back into the compute stream by an
+// event (force_pipeline.hpp), so waiting for the compute stream covers it
+// too.
 
-// Resizes to exactly n. thrust's resize allocates at least twice the old
-// capacity when it grows, which would leave up to half of the device memory
-// unused, and briefly hold old and new storage together.
+// n elements afterwards (the first ones kept, the rest unwritten). Inside
+// the capacity this is bookkeeping: no wait, no allocation, no launch, so
+// per-step and per-rebuild callers cost nothing once the run has settled.
+// Past it the array grows (device_array.hpp), after what `s` queued.
 template <class T>
-void resize_exact(const DeviceStream& s, dvec<T>& v, std::size_t n) {
-  // Already that size: nothing runs, so nothing queued needs waiting for
-  // (a per-step caller, e.g. the ordered sums, then costs no host wait).
-  if (n == v.size()) return;
-  synchronize(s);
-  if (n <= v.capacity()) {
-    v.resize(n);
-    return;
-  }
-  dvec<T> grown(n);
-  thrust::copy(v.begin(), v.end(), grown.begin());  // Thrust's default stream, waited for
-  v.swap(grown);
+void resize(const DeviceStream& s, dvec<T>& v, std::size_t n) {
+  if (n > v.capacity()) synchronize(s);
+  v.resize(n);
 }
 
-// Gives the storage back (build scratch between builds).
+// Room for n elements without changing the size (so that later resizes up
+// to n are bookkeeping).
+template <class T>
+void reserve(const DeviceStream& s, dvec<T>& v, std::size_t n) {
+  if (n <= v.capacity()) return;
+  synchronize(s);
+  v.reserve(n);
+}
+
+// The same, when the contents need not be kept (arrays a rebuild rewrites
+// whole): growth then never copies, nor holds old and new storage together.
+template <class T>
+void resize_for_overwrite(const DeviceStream& s, dvec<T>& v, std::size_t n) {
+  if (n > v.capacity()) synchronize(s);
+  v.resize_discarding(n);
+}
+
+// n elements of T, unwritten, from storage that the stages of a rebuild on
+// stream `s` take in turn: the sort's and the migration's gathers, the
+// ghosts' candidates, the cluster build's keys and then its bounds. One
+// such array per stream is live at a time: a stage's take ends the last
+// one, whose readers were queued on `s` before the new writers, so the
+// reuse is ordered by the stream. Kept between rebuilds, like every array
+// of the pipeline, it costs the largest stage's need once, where separate
+// arrays per stage would each be held for the whole run.
+template <class T>
+thrust::device_ptr<T> stage_scratch(const DeviceStream& s, std::size_t n) {
+  static_assert(alignof(T) <= alignof(std::uint64_t), "stage scratch is 8-byte aligned");
+  dvec<std::uint64_t>& words = *s.stage;
+  resize_for_overwrite(s, words, (n * sizeof(T) + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t));
+  return thrust::device_pointer_cast(reinterpret_cast<T*>(raw(words)));
+}
+
+// Gives the storage back, once what `s` queued has run. Only where asked
+// for: the pipeline keeps its arrays' storage from rebuild to rebuild.
 template <class T>
 void release(const DeviceStream& s, dvec<T>& v) {
   synchronize(s);
-  v.clear();
-  v.shrink_to_fit();
-}
-
-// v's storage swapped for `other`'s, and `other`'s storage given back: once
-// what `s` queued (a gather from v into other, say) has run.
-template <class T>
-void replace_with(const DeviceStream& s, dvec<T>& v, dvec<T>& other) {
-  v.swap(other);
-  release(s, other);
+  v.release();
 }
 
 // One element, read or written by the host in the order of `s`.

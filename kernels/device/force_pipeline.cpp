@@ -38,7 +38,6 @@ void DeviceForcePipeline::upload(const AtomStore& a) { upload_atoms(stream_, a, 
 void DeviceForcePipeline::download(AtomStore& a) const { download_atoms(stream_, atoms_, a); }
 
 void DeviceForcePipeline::rebuild() {
-  builder_->drop_pairs(list_);
   ghosts_->wrap(atoms_, sd_.global);
   if (opt_.sort) sorter_->sort(atoms_, sd_, 0.5 * reach_);  // the CPU's sort cell size
   ghosts_->build(atoms_, sd_, reach_);
@@ -46,13 +45,11 @@ void DeviceForcePipeline::rebuild() {
 }
 
 void DeviceForcePipeline::build_in_place() {
-  builder_->drop_pairs(list_);
   ghosts_->build(atoms_, sd_, reach_);
   builder_->build(atoms_, sd_, reach_, list_);
 }
 
 void DeviceForcePipeline::wrap() {
-  builder_->drop_pairs(list_);
   ghosts_->wrap(atoms_, sd_.global);
 }
 
@@ -109,7 +106,7 @@ void DeviceForcePipeline::run_list(const dvec<int>* some, const Forward& forward
   PassOptions opt;
   if (virial_tensor_)
     for (int c = 0; c < 6; ++c) {
-      resize_exact(stream_, tensor_[c], static_cast<std::size_t>(atoms_.nlocal));  // a no-op but at rebuilds
+      resize(stream_, tensor_[c], static_cast<std::size_t>(atoms_.nlocal));  // a no-op but at rebuilds
       opt.tensor[c] = raw(tensor_[c]);
     }
   for (const auto& f : forces_) {

@@ -68,8 +68,7 @@ class DeviceForcePipeline {
   void build_in_place();
   // Several ranks, between migration (device_migration.hpp) and the halo
   // build: the locals back into the box, then in cell order over sub-box
-  // `sd`, as Simulation::rebuild does on the host. The old list's pairs go
-  // first, so they are not held beside the sort's scratch.
+  // `sd`, as Simulation::rebuild does on the host.
   void wrap();
   void sort(const SubDomain& sd);
   double reach() const { return reach_; }

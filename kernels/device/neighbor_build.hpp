@@ -105,13 +105,8 @@ class DeviceNeighborBuilder {
   // Every pair closer than `reach` (cutoff + skin) is listed. A list with
   // stride 0 starts at 64 per atom; a row that does not fit grows the stride
   // to what the longest row needs (with room to spare) and the build runs again.
-  // Gives back the pair storage of `nl` before a rebuild sorts the atoms and
-  // makes ghosts, so the old list is not held next to their scratch.
-  void drop_pairs(DeviceNeighborList& nl) const {
-    for (dvec<int>* v : {&nl.index, &nl.inner, &nl.outer, &nl.clusters.cj, &nl.clusters.inner, &nl.clusters.outer})
-      release(stream_, *v);
-    release(stream_, nl.clusters.jmask);
-  }
+  // The list's storage and the build's scratch are kept from build to build
+  // (device_array.hpp): a rebuild of a settled run allocates nothing.
 
   void build(const DeviceAtoms& a, const SubDomain& sd, double reach, DeviceNeighborList& nl) {
     if (nl.clustered) {
@@ -125,7 +120,7 @@ class DeviceNeighborBuilder {
       build_rows(a, sd, reach, nl);
     }
     const int nlocal = a.nlocal;
-    for (dvec<double>* p : {&nl.x0, &nl.y0, &nl.z0}) resize_exact(stream_, *p, nlocal);
+    for (dvec<double>* p : {&nl.x0, &nl.y0, &nl.z0}) resize_for_overwrite(stream_, *p, nlocal);
     thrust::copy(policy(stream_), a.x.begin(), a.x.begin() + nlocal, nl.x0.begin());
     thrust::copy(policy(stream_), a.y.begin(), a.y.begin() + nlocal, nl.y0.begin());
     thrust::copy(policy(stream_), a.z.begin(), a.z.begin() + nlocal, nl.z0.begin());
@@ -137,12 +132,12 @@ class DeviceNeighborBuilder {
   // [0, n) split by `is_outer` into `inner` and `outer`, each in order.
   template <class F>
   void partition(int n, const F& is_outer, dvec<int>& inner, dvec<int>& outer) {
-    for (auto* v : {&inner, &outer}) resize_exact(stream_, *v, n);
+    for (auto* v : {&inner, &outer}) resize_for_overwrite(stream_, *v, n);
     const auto counting = thrust::counting_iterator<int>(0);
     const auto inner_end = thrust::copy_if(policy(stream_), counting, counting + n, inner.begin(), detail::Not<F>{is_outer});
-    resize_exact(stream_, inner, static_cast<std::size_t>(inner_end - inner.begin()));
+    resize(stream_, inner, static_cast<std::size_t>(inner_end - inner.begin()));
     const auto outer_end = thrust::copy_if(policy(stream_), counting, counting + n, outer.begin(), is_outer);
-    resize_exact(stream_, outer, static_cast<std::size_t>(outer_end - outer.begin()));
+    resize(stream_, outer, static_cast<std::size_t>(outer_end - outer.begin()));
   }
 
   void build_rows(const DeviceAtoms& a, const SubDomain& sd, double reach, DeviceNeighborList& nl) {
@@ -155,17 +150,17 @@ class DeviceNeighborBuilder {
     const int nall = a.nall(), nlocal = a.nlocal;
     bins_.bin(stream_, g, raw(a.x), raw(a.y), raw(a.z), nall);
     bins_.find_starts(stream_, g);
-    for (dvec<double>* b : {&bx_, &by_, &bz_}) resize_exact(stream_, *b, nall);
+    for (dvec<double>* b : {&bx_, &by_, &bz_}) resize_for_overwrite(stream_, *b, nall);
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.x.begin(), bx_.begin());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.y.begin(), by_.begin());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.z.begin(), bz_.begin());
 
     if (nl.stride <= 0) nl.stride = 64;
     nl.pitch = (static_cast<long>(nlocal) + 31) / 32 * 32;
-    resize_exact(stream_, nl.count, nlocal);
-    resize_exact(stream_, reads_ghost_, nlocal);
+    resize_for_overwrite(stream_, nl.count, nlocal);
+    resize_for_overwrite(stream_, reads_ghost_, nlocal);
     for (;;) {
-      resize_exact(stream_, nl.index, static_cast<std::size_t>(nl.pitch) * nl.stride);
+      resize_for_overwrite(stream_, nl.index, static_cast<std::size_t>(nl.pitch) * nl.stride);
       detail::ScanNeighbors scan{g,        raw(bins_.start), raw(bins_.atoms), raw(bx_),  raw(by_),
                                  raw(bz_), raw(a.x),         raw(a.y),         raw(a.z),  reach * reach,
                                  nl.stride, nl.pitch,        raw(nl.index),    raw(nl.count)};
@@ -179,7 +174,6 @@ class DeviceNeighborBuilder {
       for_each_index(stream_, nlocal, scan);
       const int needed = thrust::reduce(policy(stream_), nl.count.begin(), nl.count.end(), 0, MaxOf{});
       if (needed <= nl.stride) break;
-      release(stream_, nl.index);  // not held next to the grown rows
       nl.stride = needed + needed / 8 + 8;
       ++nl.grows;
     }

@@ -90,7 +90,6 @@ class PipelineEngine final : public DeviceEngine {
   void build_in_place() override { TESSERA_DEVICE_CALL("neighbour list build", pipe_.build_in_place()); }
   void refresh_ghosts() override { TESSERA_DEVICE_CALL("ghost refresh", pipe_.refresh_ghosts()); }
   void build_list(const SubDomain& sd, const std::vector<HaloSwap>& swaps) override {
-    migration_.release_scratch();
     TESSERA_DEVICE_CALL("neighbour list build", (pipe_.build_list(sd), halo_.set(swaps)));
   }
   void set_box(const SubDomain& sd) override {
@@ -137,10 +136,13 @@ class PipelineEngine final : public DeviceEngine {
   double max_displacement_sq() const override {
     return TESSERA_DEVICE_CALL("displacement check", pipe_.max_displacement_sq());
   }
-  Motion motion(double speed_sq, bool displacement) const override {
-    const device::MotionCheck m = TESSERA_DEVICE_CALL(
-        "motion guard", device::motion_check(pipe_.stream(), pipe_.atoms(), pipe_.list(), speed_sq, displacement));
-    return {m.first_bad, m.max_disp_sq};
+  void queue_motion(double speed_sq, long step, bool displacement) override {
+    TESSERA_DEVICE_CALL("motion guard",
+                        guard_.queue(pipe_.stream(), pipe_.atoms(), pipe_.list(), speed_sq, step, displacement));
+  }
+  Motion read_motion() const override {
+    const device::GuardRecord r = TESSERA_DEVICE_CALL("motion guard", guard_.read(pipe_.stream()));
+    return {r.step, r.id, r.x, r.y, r.z, r.vx, r.vy, r.vz, r.max_disp_sq};
   }
   ThermoSums sums() const override { return TESSERA_DEVICE_CALL("thermo sums", pipe_.sums()); }
   TensorSums tensor_sums() const override { return TESSERA_DEVICE_CALL("pressure tensor sums", pipe_.tensor_sums()); }
@@ -208,6 +210,7 @@ class PipelineEngine final : public DeviceEngine {
   DeviceHaloAtoms migration_;
   CheckedHaloAtoms checked_;
   PhaseTimeline timeline_;
+  mutable MotionGuard guard_;  // read_motion() is const: a read changes nothing
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

@@ -65,11 +65,20 @@ inline double max_displacement_sq(const DeviceStream& s, const DeviceAtoms& a, c
 
 // The blow-up guard's first bad local atom (src/integrate/motion_guard.hpp),
 // or nlocal if none, and, when `displacement`, the list check's largest squared
-// displacement, in one pass over the atoms and one wait of the host (two
-// reductions cost a step two round trips). Both are exact in any order.
+// displacement, in one pass over the atoms. Both are exact in any order.
 struct MotionCheck {
   int first_bad;
   double max_disp_sq;
+};
+
+// What the guard keeps on the device between the host's reads
+// (MotionGuard below): the first step at which a local atom tripped it, with
+// that atom as it was then, and the last list check's value.
+struct GuardRecord {
+  long step = -1;  // -1: no atom has tripped the guard
+  AtomId id = 0;
+  double x = 0, y = 0, z = 0, vx = 0, vy = 0, vz = 0;
+  double max_disp_sq = 0;
 };
 namespace detail {
 struct MotionOf {
@@ -85,13 +94,101 @@ struct MergeMotion {
   }
 };
 }  // namespace detail
-inline MotionCheck motion_check(const DeviceStream& s, const DeviceAtoms& a, const DeviceNeighborList& nl,
-                                double speed_sq, bool displacement) {
-  const detail::MotionOf f{
-      detail::BadAtomIndex{raw(a.x), raw(a.y), raw(a.z), raw(a.vx), raw(a.vy), raw(a.vz), speed_sq, a.nlocal},
-      detail::DisplacementSq{raw(a.x), raw(a.y), raw(a.z), raw(nl.x0), raw(nl.y0), raw(nl.z0)}, displacement};
-  return detail::reduce_over_locals(s, a.nlocal, f, MotionCheck{a.nlocal, 0.0}, detail::MergeMotion{});
-}
+namespace detail {
+// Stage 1: thread t merges atoms t, t + nt, t + 2 nt, ... (a warp's reads
+// coalesce); stage 2 does the same over stage 1's partials; one thread
+// merges the last few and writes the record.
+struct MotionPartials {
+  MotionOf f;
+  int n, nt;
+  MotionCheck* out;
+  TESSERA_HD void operator()(int t) const {
+    MotionCheck m{n, 0.0};
+    for (int i = t; i < n; i += nt) m = MergeMotion{}(m, f(i));
+    out[t] = m;
+  }
+};
+struct MergePartials {
+  const MotionCheck* in;
+  int n, nt, nlocal;
+  MotionCheck* out;
+  TESSERA_HD void operator()(int t) const {
+    MotionCheck m{nlocal, 0.0};
+    for (int i = t; i < n; i += nt) m = MergeMotion{}(m, in[i]);
+    out[t] = m;
+  }
+};
+struct KeepFirstBad {
+  const MotionCheck* in;
+  int n, nlocal;
+  long step;
+  bool displacement;
+  const AtomId* id;
+  const double *x, *y, *z, *vx, *vy, *vz;
+  GuardRecord* record;
+  TESSERA_HD void operator()(int) const {
+    MotionCheck m{nlocal, 0.0};
+    for (int i = 0; i < n; ++i) m = MergeMotion{}(m, in[i]);
+    GuardRecord& r = *record;
+    if (displacement) r.max_disp_sq = m.max_disp_sq;
+    if (r.step >= 0 || m.first_bad >= nlocal) return;
+    const int i = m.first_bad;
+    r.step = step;
+    r.id = id[i];
+    r.x = x[i], r.y = y[i], r.z = z[i];
+    r.vx = vx[i], r.vy = vy[i], r.vz = vz[i];
+  }
+};
+}  // namespace detail
+
+// The guard of every step, and the list check when one is due, reduced on
+// the device into a GuardRecord with no wait of the host: the host reads the
+// record only where it needs it (a list check, a rebuild, an output), so a
+// plain step ends with no round trip. Kernel launches only, over buffers
+// kept between steps.
+class MotionGuard {
+ public:
+  void queue(const DeviceStream& s, const DeviceAtoms& a, const DeviceNeighborList& nl, double speed_sq, long step,
+             bool displacement) {
+    const int n = a.nlocal;
+    const int per_thread = (n + kAtomsPerThread - 1) / kAtomsPerThread;
+    const int n1 = per_thread < 1 ? 1 : (per_thread < kThreads ? per_thread : kThreads);
+    const int n2 = n1 < kMergers ? n1 : kMergers;
+    if (record_.empty()) {
+      resize(s, record_, 1);
+      const std::vector<GuardRecord> none(1);
+      to_device(s, none, record_);
+    }
+    resize(s, partials_, static_cast<std::size_t>(n1 + n2));
+    MotionCheck* p1 = raw(partials_);
+    MotionCheck* p2 = p1 + n1;
+    const detail::MotionOf f{
+        detail::BadAtomIndex{raw(a.x), raw(a.y), raw(a.z), raw(a.vx), raw(a.vy), raw(a.vz), speed_sq, n},
+        detail::DisplacementSq{raw(a.x), raw(a.y), raw(a.z), raw(nl.x0), raw(nl.y0), raw(nl.z0)}, displacement};
+    for_each_index(s, n1, detail::MotionPartials{f, n, n1, p1});
+    for_each_index(s, n2, detail::MergePartials{p1, n1, n2, n, p2});
+    for_each_index(s, 1,
+                   detail::KeepFirstBad{p2, n2, n, step, displacement, raw(a.id), raw(a.x), raw(a.y), raw(a.z),
+                                        raw(a.vx), raw(a.vy), raw(a.vz), raw(record_)});
+  }
+  // The record, once what `s` queued has run: the host's one wait.
+  GuardRecord read(const DeviceStream& s) {
+    if (record_.empty()) return {};
+    to_host(s, record_, 1, host_);
+    return host_[0];
+  }
+
+ private:
+  // Stage 1: up to enough threads to fill a large GPU, at least 16 atoms
+  // each, so its partials (16 bytes) cost at most 1 byte per atom; few
+  // enough partials that stage 2 and the last thread are short.
+  static constexpr int kThreads = 1 << 18;
+  static constexpr int kAtomsPerThread = 16;
+  static constexpr int kMergers = 512;
+  dvec<MotionCheck> partials_;
+  dvec<GuardRecord> record_;
+  std::vector<GuardRecord> host_;
+};
 
 // The CPU's sums, in the same order (sum_thermo in src/thermo/thermo.cpp).
 using DeviceSums = ThermoSums;
@@ -164,8 +261,8 @@ class OrderedSums {
   void sum(const DeviceStream& s, int n, const F& per_atom, double* out) {
     const long nblocks = ordered_sum::blocks(n);
     const std::size_t nb = static_cast<std::size_t>(nblocks);
-    resize_exact(s, lanes_, nb * ordered_sum::kLanes * NV);
-    resize_exact(s, blocks_, nb * NV);
+    resize(s, lanes_, nb * ordered_sum::kLanes * NV);
+    resize(s, blocks_, nb * NV);
     host_.resize(nb * NV);
     for_each_index(s, static_cast<int>(nblocks * ordered_sum::kLanes),
                    detail::LaneSums<NV, F>{n, per_atom, raw(lanes_)});

@@ -3,7 +3,11 @@
 // (src/neighbor/verlet_builder.hpp): local atoms reordered by cell so that
 // atoms near in space are near in memory (coalesced neighbour reads). The
 // ghosts are dropped, as on the CPU: they are rebuilt from the new order.
+#include <thrust/copy.h>
 #include <thrust/gather.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
 
 #include "device/cell_bins.hpp"
 #include "device/device_atoms.hpp"
@@ -16,29 +20,44 @@ class SpatialSorter {
  public:
   explicit SpatialSorter(DeviceStream s) : stream_(s) {}
 
+  // Everything the sort needs lives in the stage scratch (exec_policy.hpp),
+  // 12 bytes per atom in one take: the new order (an int per atom), then
+  // each atom's cell while the order is sorted, and each field's gathered
+  // values (up to 8 bytes per atom) after that.
   void sort(DeviceAtoms& a, const SubDomain& sd, double cell_size) {
     const CellGrid g = CellGrid::cover(sd.lo, sd.hi, cell_size);
     const int n = a.nlocal;
-    bins_.bin(stream_, g, raw(a.x), raw(a.y), raw(a.z), n);
+    const std::size_t half = (static_cast<std::size_t>(n) + 1) / 2;  // words of the order
+    const auto words = stage_scratch<std::uint64_t>(stream_, half + static_cast<std::size_t>(n));
+    std::uint64_t* const w = thrust::raw_pointer_cast(words);
+    const thrust::device_ptr<int> order(reinterpret_cast<int*>(w));
+    const thrust::device_ptr<int> cell(reinterpret_cast<int*>(w + half));
+    thrust::transform(policy(stream_), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), cell,
+                      detail::CellOf{g, raw(a.x), raw(a.y), raw(a.z)});
+    thrust::sequence(policy(stream_), order, order + n);
+    // Stable, as the CPU's counting sort: increasing index within a cell.
+    thrust::stable_sort_by_key(policy(stream_), cell, cell + n, order);
     a.nghost = 0;
-    for_each_field(a, kAnyField, [&](auto& v, FieldInfo) { permute(v, scratch_.of(v)); });
-    bins_.release_all(stream_);  // scratch: not held next to the list
+    for_each_field(a, kAnyField, [&](auto& v, FieldInfo) { permute(v, order, n, w + half); });
   }
 
  private:
-  // v becomes v gathered by the bin order, cut to the local atoms, in
-  // storage of exactly that size: the old storage (with room for ghosts) is
-  // given back (once the gather has read it), not passed on to the next array.
+  // v becomes v gathered by `order`, cut to the local atoms: gathered into
+  // the scratch words and copied back, so every field keeps its own storage
+  // (with room for the ghosts) and a settled run's sort allocates nothing.
+  // Swapping storage with a scratch array would save the copy but pass the
+  // local-only fields' shorter storage on to the ghost fields, which would
+  // then grow again at every rebuild.
   template <class T>
-  void permute(dvec<T>& v, dvec<T>& scratch) {
-    resize_exact(stream_, scratch, bins_.atoms.size());
-    thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), v.begin(), scratch.begin());
-    replace_with(stream_, v, scratch);
+  void permute(dvec<T>& v, thrust::device_ptr<int> order, int n, std::uint64_t* scratch_words) {
+    static_assert(sizeof(T) <= sizeof(std::uint64_t) && alignof(T) <= alignof(std::uint64_t));
+    const thrust::device_ptr<T> scratch(reinterpret_cast<T*>(scratch_words));
+    thrust::gather(policy(stream_), order, order + n, v.begin(), scratch);
+    resize(stream_, v, static_cast<std::size_t>(n));  // shorter: bookkeeping only
+    thrust::copy(policy(stream_), scratch, scratch + n, v.begin());
   }
 
   DeviceStream stream_;
-  DeviceCellBins bins_;
-  FieldScratch scratch_;
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

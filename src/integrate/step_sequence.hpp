@@ -30,15 +30,20 @@ void verlet_step(Loop& loop) {
 // build (a barostat) brings periodic images closer by up to `box_drift`
 // (how far its corners moved), which the skin must also cover, as in
 // LAMMPS's neighbor check.
+// Whether this step's rule considers a rebuild at all (with `check`, only
+// if an atom moved far enough).
+inline bool rebuild_considered(const NeighborSpec& n, long steps_since_build) {
+  return steps_since_build >= n.delay && steps_since_build % n.every == 0;
+}
 // Whether this step's rule asks for max_displacement_sq(): a device fuses
 // that reduction with the motion guard's when it does.
 inline bool displacement_due(const NeighborSpec& n, long steps_since_build) {
-  return n.check && steps_since_build >= n.delay && steps_since_build % n.every == 0;
+  return n.check && rebuild_considered(n, steps_since_build);
 }
 template <class MaxDisplacementSq>
 bool rebuild_due(const NeighborSpec& n, long steps_since_build, double box_drift,
                  MaxDisplacementSq&& max_displacement_sq) {
-  if (steps_since_build < n.delay || steps_since_build % n.every != 0) return false;
+  if (!rebuild_considered(n, steps_since_build)) return false;
   if (!n.check) return true;
   const double half = 0.5 * (n.skin - box_drift);
   if (half <= 0) return true;

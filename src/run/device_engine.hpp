@@ -108,15 +108,20 @@ class DeviceEngine {
   virtual void set_builds(long n) = 0;
 
   virtual double max_displacement_sq() const = 0;
-  // The step's motion, in one reduction and one wait: the index of the
-  // first local atom whose motion trips the guard (motion_guard.hpp), or
-  // nlocal when none does, and, when `displacement` (a list check is due
-  // this step), max_displacement_sq(), else 0.
+  // The blow-up guard (motion_guard.hpp) of step `step` and, when
+  // `displacement` (a list check is due this step), the list check's
+  // reduction, queued on the device in one pass with no wait of the host.
+  virtual void queue_motion(double speed_sq, long step, bool displacement) = 0;
+  // What the guards queued so far found: the first step at which a local
+  // atom tripped one (-1 if none), that atom as it was then; and the last
+  // queued list check's max_displacement_sq(). One wait of the host.
   struct Motion {
-    long first_bad = 0;
+    long bad_step = -1;
+    AtomId id = 0;
+    double x = 0, y = 0, z = 0, vx = 0, vy = 0, vz = 0;
     double max_displacement_sq = 0;
   };
-  virtual Motion motion(double speed_sq, bool displacement) const = 0;
+  virtual Motion read_motion() const = 0;
   virtual ThermoSums sums() const = 0;
   // The pressure tensor's sums (sum_tensor); the virial part is that of the
   // last forces computed with set_virial_tensor(true).

@@ -215,6 +215,7 @@ std::string Simulation::backend_description() const {
 // own rebuild keeps this order (force_pipeline.hpp), so that a device run
 // reaches the CPU's state bit for bit.
 void Simulation::rebuild() {
+  settle_motion();
   timers_.next(Phase::kCommunicate);
   list_current_ = false;
   backend_->start_rebuild();
@@ -432,33 +433,48 @@ bool Simulation::rebuild_due() {
 // The guard of motion_guard.hpp; all ranks stop together.
 void Simulation::check_motion() const {
   const MotionLimit limit = motion_limit(deck_.neighbor.skin, forces_.max_cutoff(), deck_.integrator.dt);
-  long bad = 0, n = 0;
   if (device_) {
-    // The list check's reduction rides along when this step's rule asks
-    // for it (rebuild_due below): one wait for the device instead of two.
-    const bool displacement = !box_changed_ && displacement_due(deck_.neighbor, step_ - last_build_);
-    const DeviceEngine::Motion m = device_->motion(limit.speed_sq, displacement);
-    bad = m.first_bad;
-    if (displacement) {
-      fused_displacement_sq_ = m.max_displacement_sq;
-      fused_displacement_step_ = step_;
-    }
-    n = static_cast<long>(local_count());
-  } else {
-    const AtomStore& a = atoms_;
-    n = static_cast<long>(a.nlocal);
-    bad = n;
-#pragma omp parallel for schedule(static) reduction(min : bad)
-    for (long i = 0; i < n; ++i)
-      if (moves_badly(a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], limit.speed_sq)) bad = std::min(bad, i);
+    // Queued every step; read (one wait of the host) only where a list
+    // check or a rebuild may come this step, since a rebuild must not sort
+    // or bin a runaway atom, or at the latest every kMaxUnreadSteps. The
+    // list check's reduction rides along when this step's rule asks for it
+    // (rebuild_due below). Outputs and thermo read it too (settle_motion).
+    const NeighborSpec& nb = deck_.neighbor;
+    const long since = step_ - last_build_;
+    const bool displacement = !box_changed_ && displacement_due(nb, since);
+    device_->queue_motion(limit.speed_sq, step_, displacement);
+    if (!motion_unread_) first_unread_step_ = step_;
+    motion_unread_ = true;
+    if (displacement) fused_displacement_step_ = step_;
+    if (box_changed_ || rebuild_considered(nb, since) || step_ - first_unread_step_ + 1 >= kMaxUnreadSteps)
+      settle_motion();
+    return;
   }
+  const AtomStore& a = atoms_;
+  const long n = static_cast<long>(a.nlocal);
+  long bad = n;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+  for (long i = 0; i < n; ++i)
+    if (moves_badly(a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], limit.speed_sq)) bad = std::min(bad, i);
   // The rank that found the atom says which.
   if (comm_.max(bad == n ? 0 : 1) == 0) return;
   if (bad == n) throw SimulationError("");
   const long i = bad;
-  const AtomStore& a = atoms();  // from the device: the one atom the message names
   throw SimulationError(bad_motion_message(step_, comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "",
                                            a.id[i], a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], limit));
+}
+
+void Simulation::settle_motion() const {
+  if (!device_ || !motion_unread_) return;
+  motion_unread_ = false;
+  const DeviceEngine::Motion m = device_->read_motion();
+  if (fused_displacement_step_ == step_) fused_displacement_sq_ = m.max_displacement_sq;
+  // The rank that found the atom says which, as it was at the step it was found.
+  if (comm_.max(m.bad_step < 0 ? 0 : 1) == 0) return;
+  if (m.bad_step < 0) throw SimulationError("");
+  const MotionLimit limit = motion_limit(deck_.neighbor.skin, forces_.max_cutoff(), deck_.integrator.dt);
+  throw SimulationError(bad_motion_message(m.bad_step, comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "",
+                                           m.id, m.x, m.y, m.z, m.vx, m.vy, m.vz, limit));
 }
 
 void Simulation::check_volume_change(double before) const {
@@ -566,9 +582,11 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
     if (out && thermo_due(step_, every, last)) out->write(thermo());
     if (hook && !hook->after_step(*this, step_ == last)) break;
   }
+  settle_motion();  // a run does not end on a step the guard stopped at
 }
 
 ThermoValues Simulation::thermo() const {
+  settle_motion();
   // On a device only the three sums cross to the host.
   ThermoSums s = device_ ? device_->sums() : sum_thermo(atoms_);
   double v[3] = {s.mv2, s.pe, s.virial};

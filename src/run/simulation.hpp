@@ -220,6 +220,16 @@ class Simulation {
   void setup_integrator();
   bool rebuild_due();
   void check_motion() const;
+  // On a device the guard runs every step but is read only where its answer
+  // is needed (check_motion says where): settle_motion() reads what the
+  // guards queued since the last read, and stops the run, on every rank, if
+  // one found an atom. Collective: every read of the device's state
+  // (thermo, outputs, checkpoints, a rebuild) settles it first, and those
+  // are made by every rank at the same step.
+  void settle_motion() const;
+  mutable bool motion_unread_ = false;
+  mutable long first_unread_step_ = 0;
+  static constexpr long kMaxUnreadSteps = 100;
   // The displacement check's value, fused into the guard's reduction on a
   // device (check_motion), for rebuild_due in the same step.
   mutable double fused_displacement_sq_ = 0;
@@ -233,7 +243,10 @@ class Simulation {
   // This rank's local atoms, wherever they are (host or device).
   std::size_t local_count() const { return backend_->nlocal(); }
   // Device copies to the host, when the host's copy is out of date.
-  void pull_atoms() const { backend_->pull_atoms(); }
+  void pull_atoms() const {
+    settle_motion();
+    backend_->pull_atoms();
+  }
   void pull_list() const { backend_->pull_list(); }
   // After device work: the host copies are out of date.
   void device_changed(bool list) { backend_->changed(list); }

@@ -40,7 +40,10 @@ class ForwardingEngine : public DeviceEngine {
   long builds() const override { return e_->builds(); }
   void set_builds(long n) override { e_->set_builds(n); }
   double max_displacement_sq() const override { return e_->max_displacement_sq(); }
-  Motion motion(double speed_sq, bool displacement) const override { return e_->motion(speed_sq, displacement); }
+  void queue_motion(double speed_sq, long step, bool displacement) override {
+    e_->queue_motion(speed_sq, step, displacement);
+  }
+  Motion read_motion() const override { return e_->read_motion(); }
   ThermoSums sums() const override { return e_->sums(); }
   TensorSums tensor_sums() const override { return e_->tensor_sums(); }
   void set_virial_tensor(bool on) override { e_->set_virial_tensor(on); }
