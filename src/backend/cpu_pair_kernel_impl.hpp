@@ -29,6 +29,15 @@ namespace TESSERA_SIMD_NS {
 
 constexpr int W = kPairLanes;
 
+// Integers in lane loops (the lane index, EAM's knots). GCC sizes the
+// vectors of a loop by its narrowest type, and W lanes of 32-bit ints fill
+// only a 32-byte vector: with 64-bit ones the doubles beside them get 64.
+#if defined(__AVX512F__)
+using LaneInt = long long;
+#else
+using LaneInt = int;
+#endif
+
 struct LaneSums {
   alignas(64) double fx[W], fy[W], fz[W], e[W], w[W];
 };
@@ -91,6 +100,38 @@ inline void load_lanes(const double* pos, const int* idx, double* xj, double* yj
 #endif
 }
 
+// One block's pairs into the lane sums: force f (times the separation) and
+// energy e per lane.
+template <bool kTensor>
+inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const double* dz, const double* r2,
+                          const double* cut, const double* f, const double* e, LaneSums& s, LaneTensor& vt) {
+  // Lanes past the cutoff or the list end add zero (r2 may be 0 there: the
+  // inf or NaN of the force is dropped here, never added).
+#pragma omp simd
+  for (LaneInt l = 0; l < W; ++l) {
+    const bool in = l < nvalid && r2[l] < cut[l];
+    const double fl = in ? f[l] : 0.0;
+    s.fx[l] += dx[l] * fl;
+    s.fy[l] += dy[l] * fl;
+    s.fz[l] += dz[l] * fl;
+    s.e[l] += in ? e[l] : 0.0;
+    s.w[l] += r2[l] * fl;
+  }
+  if constexpr (kTensor) {
+#pragma omp simd
+    for (LaneInt l = 0; l < W; ++l) {
+      const double fl = l < nvalid && r2[l] < cut[l] ? f[l] : 0.0;
+      const double fxl = dx[l] * fl, fyl = dy[l] * fl, fzl = dz[l] * fl;
+      vt.t[0][l] += dx[l] * fxl;
+      vt.t[1][l] += dy[l] * fyl;
+      vt.t[2][l] += dz[l] * fzl;
+      vt.t[3][l] += dx[l] * fyl;
+      vt.t[4][l] += dx[l] * fzl;
+      vt.t[5][l] += dy[l] * fzl;
+    }
+  }
+}
+
 // Neighbours idx[0, nvalid) of atom i, lane l taking idx[l].
 template <class Pot, bool kOneType, bool kTensor>
 inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
@@ -120,30 +161,39 @@ inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const type
       cut[l] = p.cutsq;
     }
   }
-  // Lanes past the cutoff or the list end add zero (r2 may be 0 there: the
-  // inf or NaN of eval is dropped here, never added).
-#pragma omp simd
-  for (int l = 0; l < W; ++l) {
-    const bool in = l < nvalid && r2[l] < cut[l];
-    const double fl = in ? f[l] : 0.0;
-    s.fx[l] += dx[l] * fl;
-    s.fy[l] += dy[l] * fl;
-    s.fz[l] += dz[l] * fl;
-    s.e[l] += in ? e[l] : 0.0;
-    s.w[l] += r2[l] * fl;
-  }
-  if constexpr (kTensor) {
-#pragma omp simd
-    for (int l = 0; l < W; ++l) {
-      const double fl = l < nvalid && r2[l] < cut[l] ? f[l] : 0.0;
-      const double fxl = dx[l] * fl, fyl = dy[l] * fl, fzl = dz[l] * fl;
-      vt.t[0][l] += dx[l] * fxl;
-      vt.t[1][l] += dy[l] * fyl;
-      vt.t[2][l] += dz[l] * fzl;
-      vt.t[3][l] += dx[l] * fyl;
-      vt.t[4][l] += dx[l] * fzl;
-      vt.t[5][l] += dy[l] * fzl;
+  add_lane_sums<kTensor>(nvalid, dx, dy, dz, r2, cut, f, e, s, vt);
+}
+
+// Atom i's sums into the outputs of `a` (PairKernelArgs or EamKernelArgs),
+// plus own[i] in the energy when given (EAM's embedding energy).
+template <bool kTensor, class Args>
+inline void store_lane_sums(const Args& a, int i, const LaneSums& s, const LaneTensor& vt, const double* own) {
+  // Each pair is visited from both ends: half the energy and virial here.
+  const double e = 0.5 * reduce_lanes(s.e);
+  const double f[5] = {reduce_lanes(s.fx), reduce_lanes(s.fy), reduce_lanes(s.fz), own ? own[i] + e : e,
+                       0.5 * reduce_lanes(s.w)};
+  double* out[5] = {a.fx, a.fy, a.fz, a.pe, a.virial};
+  for (int c = 0; c < 5; ++c) out[c][i] = a.accumulate ? out[c][i] + f[c] : f[c];
+  if constexpr (kTensor)
+    for (int c = 0; c < 6; ++c) {
+      const double t = 0.5 * reduce_lanes(vt.t[c]);
+      a.tensor[c][i] = a.accumulate ? a.tensor[c][i] + t : t;
     }
+}
+
+// The n neighbours `list` of atom i, W at a time: block(idx, nvalid) with
+// idx[0, nvalid) the neighbours and idx[nvalid, W) atoms that may be read
+// but add nothing (the row's padding, else i itself).
+template <class Block>
+inline void for_lane_blocks(const int* list, int n, bool padded, int i, const Block& block) {
+  int k = 0;
+  for (; k + W <= n; k += W) block(list + k, W);
+  if (k < n && padded) {
+    block(list + k, n - k);
+  } else if (k < n) {
+    alignas(32) int idx[W];
+    for (int l = 0; l < W; ++l) idx[l] = k + l < n ? list[k + l] : i;
+    block(idx, n - k);
   }
 }
 
@@ -155,27 +205,10 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
     LaneSums s = {};
     LaneTensor vt;
     if constexpr (kTensor) vt = {};
-    const int* list = a.nbr + i * a.stride;
-    const int n = a.nbr_count[i];
-    int k = 0;
-    for (; k + W <= n; k += W) pair_block<Pot, kOneType, kTensor>(a, row, list + k, W, pi[0], pi[1], pi[2], s, vt);
-    if (k < n && a.padded) {
-      pair_block<Pot, kOneType, kTensor>(a, row, list + k, n - k, pi[0], pi[1], pi[2], s, vt);
-    } else if (k < n) {
-      alignas(32) int idx[W];
-      for (int l = 0; l < W; ++l) idx[l] = k + l < n ? list[k + l] : i;
-      pair_block<Pot, kOneType, kTensor>(a, row, idx, n - k, pi[0], pi[1], pi[2], s, vt);
-    }
-    // Each pair is visited from both ends: half the energy and virial here.
-    const double f[5] = {reduce_lanes(s.fx), reduce_lanes(s.fy), reduce_lanes(s.fz), 0.5 * reduce_lanes(s.e),
-                         0.5 * reduce_lanes(s.w)};
-    double* out[5] = {a.fx, a.fy, a.fz, a.pe, a.virial};
-    for (int c = 0; c < 5; ++c) out[c][i] = a.accumulate ? out[c][i] + f[c] : f[c];
-    if constexpr (kTensor)
-      for (int c = 0; c < 6; ++c) {
-        const double t = 0.5 * reduce_lanes(vt.t[c]);
-        a.tensor[c][i] = a.accumulate ? a.tensor[c][i] + t : t;
-      }
+    for_lane_blocks(a.nbr + i * a.stride, a.nbr_count[i], a.padded, i, [&](const int* idx, int nvalid) {
+      pair_block<Pot, kOneType, kTensor>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
+    });
+    store_lane_sums<kTensor>(a, i, s, vt, nullptr);
   }
 }
 

@@ -6,7 +6,9 @@
 #include <algorithm>
 
 #include "atoms/atom_store.hpp"
+#include "backend/cpu_eam_kernel.hpp"
 #include "backend/cpu_exec.hpp"
+#include "backend/cpu_pair_kernel.hpp"
 #include "core/error.hpp"
 #include "deck/deck.hpp"
 #include "deck/yaml_section.hpp"
@@ -139,10 +141,85 @@ std::vector<std::string> EamForce::forwarded_after(int pass) const {
 }
 
 void EamForce::compute_pass(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const {
+  compute_pass_with(pass, a, nl, opt, simd_level());
+}
+
+void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt,
+                                 std::optional<SimdLevel> level) const {
+  if (pass == 0) embed_.resize(a.nlocal);
+  if (!level) {
+    functor_pass(pass, a, nl, opt);
+    return;
+  }
+  const EamView v = eam_view(tables_);
+  EamKernelArgs k;
+  k.one_type = pack_positions(a, pos_);
+  k.pos = pos_.data();
+  k.nbr = nl.index.data();
+  k.nbr_count = nl.count.data();
+  k.stride = nl.stride;
+  k.padded = nl.pad % kPairLanes == 0 && nl.stride % kPairLanes == 0;
+  k.rhor = v.rhor;
+  k.z2r = v.z2r;
+  k.type2rhor = v.type2rhor;
+  k.type2z2r = v.type2z2r;
+  k.ntp = v.ntp;
+  k.nr = v.nr;
+  k.rdr = v.rdr;
+  k.cutsq = v.cutsq;
+  double* fp = a.embedding_derivative.data();
+  if (pass == 0) {
+    rho_.resize(a.nlocal);
+    k.rho = rho_.data();
+  } else {
+    k.fp = fp;
+    k.embed = embed_.data();
+    k.fx = a.fx.data();
+    k.fy = a.fy.data();
+    k.fz = a.fz.data();
+    k.pe = a.pe.data();
+    k.virial = a.virial.data();
+    k.accumulate = opt.accumulate;
+    for (int c = 0; c < 6; ++c) k.tensor[c] = opt.tensor[c];
+  }
+  const EamKernelFn fn = eam_kernel_for(*level, pass);
+  const int* type = a.type.data();
+  double* embed = embed_.data();
+  const double* rho = rho_.data();
+  // Chunks handed out dynamically, as the pair kernel's: each atom's sums
+  // are its own, so no result depends on who runs a chunk.
+  constexpr int kChunk = 64;
+  const long nlocal = static_cast<long>(a.nlocal);
+  const long nchunks = (nlocal + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic)
+  for (long c = 0; c < nchunks; ++c) {
+    const int begin = static_cast<int>(c * kChunk), end = static_cast<int>(std::min(nlocal, (c + 1) * kChunk));
+    fn(k, begin, end);
+    if (pass == 0)
+      for (int i = begin; i < end; ++i) v.embedding(type[i], rho[i], fp[i], embed[i]);
+  }
+}
+
+bool EamForce::pack_positions(const AtomStore& a, std::vector<double>& pos) {
+  const long nall = static_cast<long>(a.nall());
+  pos.resize(4 * nall);
+  double* p = pos.data();
+  int other_types = 0;
+#pragma omp parallel for schedule(static) reduction(+ : other_types)
+  for (long i = 0; i < nall; ++i) {
+    p[4 * i] = a.x[i];
+    p[4 * i + 1] = a.y[i];
+    p[4 * i + 2] = a.z[i];
+    p[4 * i + 3] = a.type[i];
+    other_types += a.type[i] != 1;
+  }
+  return other_types == 0;
+}
+
+void EamForce::functor_pass(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const {
   const EamAtoms in{eam_view(tables_), a.x.data(),      a.y.data(),      a.z.data(),
                     a.type.data(),     nl.index.data(), nl.count.data(), nl.stride};
   if (pass == 0) {
-    embed_.resize(a.nlocal);
     cpu_for(a.nlocal, EamDensity<>{in, a.embedding_derivative.data(), embed_.data()});
     return;
   }

@@ -1,0 +1,73 @@
+#pragma once
+// The CPU kernels of the two EAM passes (manybody/eam_kernels.hpp) in lane
+// form, compiled into the pair kernel's variant units.
+//
+// Summation order: the pair kernel's (cpu_pair_kernel.hpp), lane l taking
+// neighbours l, l + kPairLanes, ..., reduced in the same fixed tree, for
+// rho in the density pass and for every sum of the force pass. Per pair each
+// lane does, operation for operation, what EamDensity and EamForces do in
+// double, so the variants are bitwise identical to each other and differ
+// from the portable functors by the order of the sums only.
+//
+// The spline coefficients are read with gathers (intrinsics; lane by lane in
+// the scalar variant): GCC 12 vectorises no loop that reads a table at a
+// lane's own knot (benchmarks/NOTES.md, "EAM: the race").
+#include "backend/cpu_simd.hpp"
+
+namespace tessera {
+
+// Raw pointers only, as PairKernelArgs: the variants share nothing else
+// with the rest of the program.
+struct EamKernelArgs {
+  const double* pos;  // x, y, z, type (as a double) per atom, local and ghost
+  const int* nbr;
+  const int* nbr_count;
+  long stride;
+  bool padded;  // as PairKernelArgs::padded
+  bool one_type;
+  // The r tables of EamView (each table (nr + 1) knots of kEamCoeffs).
+  const double* rhor;
+  const double* z2r;
+  const int* type2rhor;
+  const int* type2z2r;
+  int ntp;  // ntypes + 1
+  int nr;
+  double rdr, cutsq;
+  // Density pass: rho_i of the locals.
+  double* rho = nullptr;
+  // Force pass: F' of locals and ghosts, F of the locals, and the outputs
+  // with PairKernelArgs's meaning.
+  const double* fp = nullptr;
+  const double* embed = nullptr;
+  double* fx = nullptr;
+  double* fy = nullptr;
+  double* fz = nullptr;
+  double* pe = nullptr;
+  double* virial = nullptr;
+  bool accumulate = false;
+  double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+};
+
+// Local atoms [begin, end).
+using EamKernelFn = void (*)(const EamKernelArgs& a, int begin, int end);
+
+#define TESSERA_DECLARE_EAM_KERNELS(ns)                         \
+  namespace ns {                                                \
+  void eam_density(const EamKernelArgs& a, int begin, int end); \
+  void eam_forces(const EamKernelArgs& a, int begin, int end);  \
+  }
+TESSERA_DECLARE_EAM_KERNELS(simd_scalar)
+TESSERA_DECLARE_EAM_KERNELS(simd_avx2)
+TESSERA_DECLARE_EAM_KERNELS(simd_avx512)
+#undef TESSERA_DECLARE_EAM_KERNELS
+
+// pass 0: the density kernel of `level`; 1: the force kernel.
+inline EamKernelFn eam_kernel_for(SimdLevel level, int pass) {
+  switch (level) {
+    case SimdLevel::kAvx512: return pass == 0 ? &simd_avx512::eam_density : &simd_avx512::eam_forces;
+    case SimdLevel::kAvx2: return pass == 0 ? &simd_avx2::eam_density : &simd_avx2::eam_forces;
+    default: return pass == 0 ? &simd_scalar::eam_density : &simd_scalar::eam_forces;
+  }
+}
+
+}  // namespace tessera
