@@ -4,7 +4,9 @@
 //
 // Summation order: the pair kernel's (cpu_pair_kernel.hpp), lane l taking
 // neighbours l, l + kPairLanes, ..., reduced in the same fixed tree, for
-// rho in the density pass and for every sum of the force pass. Per pair each
+// rho in the density pass over the list and for every sum of the force pass
+// over the neighbours the density pass kept (those inside the cutoff, in
+// list order), so the force pass's lanes are dealt from that shorter row. Per pair each
 // lane does, operation for operation, what EamDensity and EamForces do in
 // double, so the variants are bitwise identical to each other and differ
 // from the portable functors by the order of the sums only.
@@ -33,8 +35,14 @@ struct EamKernelArgs {
   int ntp;  // ntypes + 1
   int nr;
   double rdr, cutsq;
-  // Density pass: rho_i of the locals.
+  // Density pass: rho_i of the locals, and each local's neighbours inside
+  // the cutoff, in list order, into row i * kept_stride of `kept` (the row
+  // then padded with i to a whole block): the force pass runs over these,
+  // not over the skin's ~40 % of the list. kept_stride >= stride + kPairLanes.
   double* rho = nullptr;
+  int* kept = nullptr;
+  int* kept_count = nullptr;
+  long kept_stride = 0;
   // Force pass: F' of locals and ghosts, F of the locals, and the outputs
   // with PairKernelArgs's meaning.
   const double* fp = nullptr;

@@ -85,6 +85,8 @@ __attribute__((flatten)) void density_rows(const EamKernelArgs& a, int begin, in
     const double* pi = a.pos + 4L * i;
     const int ti = static_cast<int>(pi[3]);
     alignas(64) double rho[W] = {};
+    int* kept = a.kept + i * a.kept_stride;
+    int nkept = 0;
     for_lane_blocks(a.nbr + i * a.stride, a.nbr_count[i], a.padded, i, [&](const int* idx, int nvalid) {
       EamLanes b;
       eam_lanes(a, idx, pi[0], pi[1], pi[2], b);
@@ -97,13 +99,22 @@ __attribute__((flatten)) void density_rows(const EamKernelArgs& a, int begin, in
       gather_lanes(a.rhor + 5, off, c5);
       gather_lanes(a.rhor + 6, off, c6);
       const double cutsq = a.cutsq;
+      alignas(64) LaneInt in[W];
 #pragma omp simd
       for (LaneInt l = 0; l < W; ++l) {
         const double p = b.p[l];
         const double v = ((c3[l] * p + c4[l]) * p + c5[l]) * p + c6[l];
-        rho[l] += (l < nvalid) & (b.r2[l] < cutsq) ? v : 0.0;
+        in[l] = (l < nvalid) & (b.r2[l] < cutsq);
+        rho[l] += in[l] ? v : 0.0;
+      }
+      // Stores every lane and advances past the kept ones: no branch.
+      for (int l = 0; l < W; ++l) {
+        kept[nkept] = idx[l];
+        nkept += static_cast<int>(in[l]);
       }
     });
+    for (int l = 0; l < W; ++l) kept[nkept + l] = i;
+    a.kept_count[i] = nkept;
     a.rho[i] = reduce_lanes(rho);
   }
 }
@@ -119,7 +130,7 @@ __attribute__((flatten)) void force_rows(const EamKernelArgs& a, int begin, int 
     LaneSums s = {};
     LaneTensor vt;
     if constexpr (kTensor) vt = {};
-    for_lane_blocks(a.nbr + i * a.stride, a.nbr_count[i], a.padded, i, [&](const int* idx, int nvalid) {
+    for_lane_blocks(a.kept + i * a.kept_stride, a.kept_count[i], true, i, [&](const int* idx, int nvalid) {
       EamLanes b;
       eam_lanes(a, idx, pi[0], pi[1], pi[2], b);
       alignas(64) LaneInt oij[W], oji[W], oz[W];

@@ -168,8 +168,15 @@ void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl,
   k.rdr = v.rdr;
   k.cutsq = v.cutsq;
   double* fp = a.embedding_derivative.data();
+  k.kept_stride = nl.stride + kPairLanes;
   if (pass == 0) {
     rho_.resize(a.nlocal);
+    kept_.resize(a.nlocal * k.kept_stride);
+    kept_count_.resize(a.nlocal);
+  }
+  k.kept = kept_.data();
+  k.kept_count = kept_count_.data();
+  if (pass == 0) {
     k.rho = rho_.data();
   } else {
     k.fp = fp;

@@ -40,6 +40,9 @@ class EamForce final : public Force {
   mutable std::vector<double> embed_;  // F(rho_i) of the locals, from pass 0 to pass 1
   mutable std::vector<double> rho_;    // rho_i of the locals, in pass 0 (lane kernel)
   mutable std::vector<double> pos_;    // packed positions (lane kernel)
+  // The neighbours inside the cutoff, from pass 0 to pass 1 (lane kernel;
+  // EamKernelArgs::kept).
+  mutable std::vector<int> kept_, kept_count_;
 };
 
 // The deck's three EAM styles, for manybody_styles.cpp.
