@@ -94,10 +94,7 @@ __attribute__((flatten)) void density_rows(const EamKernelArgs& a, int begin, in
       alignas(64) double c3[W], c4[W], c5[W], c6[W];
       // The density i gains from j: table type2rhor[tj][ti].
       piece_offsets<kOneType, true>(a, a.type2rhor, ti, b, off);
-      gather_lanes(a.rhor + 3, off, c3);
-      gather_lanes(a.rhor + 4, off, c4);
-      gather_lanes(a.rhor + 5, off, c5);
-      gather_lanes(a.rhor + 6, off, c6);
+      load_rows4([&](int l) { return a.rhor + 3 + off[l]; }, c3, c4, c5, c6);
       const double cutsq = a.cutsq;
       alignas(64) LaneInt in[W];
 #pragma omp simd
@@ -134,13 +131,11 @@ __attribute__((flatten)) void force_rows(const EamKernelArgs& a, int begin, int 
       EamLanes b;
       eam_lanes(a, idx, pi[0], pi[1], pi[2], b);
       alignas(64) LaneInt oij[W], oji[W], oz[W];
-      alignas(64) double c0[W], c1[W], c2[W], rhoip[W], rhojp[W], fpj[W], z2p[W], z2[W], f[W], e[W];
+      alignas(64) double c0[W], c1[W], c2[W], c3[W], rhoip[W], rhojp[W], fpj[W], z2p[W], z2[W], f[W], e[W];
       // d rho_j/dr (table type2rhor[ti][tj]) and d rho_i/dr (type2rhor[tj][ti]):
       // gathered once when every lane's two are the same table.
       piece_offsets<kOneType>(a, a.type2rhor, ti, b, oij);
-      gather_lanes(a.rhor, oij, c0);
-      gather_lanes(a.rhor + 1, oij, c1);
-      gather_lanes(a.rhor + 2, oij, c2);
+      load_rows4([&](int l) { return a.rhor + oij[l]; }, c0, c1, c2, c3);
 #pragma omp simd
       for (int l = 0; l < W; ++l) rhoip[l] = (c0[l] * b.p[l] + c1[l]) * b.p[l] + c2[l];
       bool same = kOneType;
@@ -152,23 +147,17 @@ __attribute__((flatten)) void force_rows(const EamKernelArgs& a, int begin, int 
       if (same) {
         for (int l = 0; l < W; ++l) rhojp[l] = rhoip[l];
       } else {
-        gather_lanes(a.rhor, oji, c0);
-        gather_lanes(a.rhor + 1, oji, c1);
-        gather_lanes(a.rhor + 2, oji, c2);
+        load_rows4([&](int l) { return a.rhor + oji[l]; }, c0, c1, c2, c3);
 #pragma omp simd
         for (int l = 0; l < W; ++l) rhojp[l] = (c0[l] * b.p[l] + c1[l]) * b.p[l] + c2[l];
       }
       piece_offsets<kOneType>(a, a.type2z2r, ti, b, oz);
-      gather_lanes(a.z2r, oz, c0);
-      gather_lanes(a.z2r + 1, oz, c1);
-      gather_lanes(a.z2r + 2, oz, c2);
+      load_rows4([&](int l) { return a.z2r + oz[l]; }, c0, c1, c2, c3);
 #pragma omp simd
       for (int l = 0; l < W; ++l) z2p[l] = (c0[l] * b.p[l] + c1[l]) * b.p[l] + c2[l];
-      alignas(64) double c3[W];
-      gather_lanes(a.z2r + 3, oz, c3);
-      gather_lanes(a.z2r + 4, oz, c0);
-      gather_lanes(a.z2r + 5, oz, c1);
-      gather_lanes(a.z2r + 6, oz, c2);
+      // c4 c5 c6, and into e (written below) the next knot's c0: inside the table, whose
+      // last piece is knot nr - 1 of nr + 1.
+      load_rows4([&](int l) { return a.z2r + 4 + oz[l]; }, c0, c1, c2, e);
 #pragma omp simd
       for (int l = 0; l < W; ++l) z2[l] = ((c3[l] * b.p[l] + c0[l]) * b.p[l] + c1[l]) * b.p[l] + c2[l];
       gather_lanes(a.fp, idx, fpj);
