@@ -4,9 +4,9 @@
 //
 // Summation order: the pair kernel's (cpu_pair_kernel.hpp), lane l taking
 // neighbours l, l + kPairLanes, ..., reduced in the same fixed tree, for
-// rho in the density pass over the list and for every sum of the force pass
-// over the neighbours the density pass kept (those inside the cutoff, in
-// list order), so the force pass's lanes are dealt from that shorter row. Per pair each
+// rho and for every sum of the force pass; but the neighbours dealt to the
+// lanes are those of the list inside the cutoff, in list order (the density
+// pass keeps them first). Per pair each
 // lane does, operation for operation, what EamDensity and EamForces do in
 // double, so the variants are bitwise identical to each other and differ
 // from the portable functors by the order of the sums only.
@@ -37,8 +37,9 @@ struct EamKernelArgs {
   double rdr, cutsq;
   // Density pass: rho_i of the locals, and each local's neighbours inside
   // the cutoff, in list order, into row i * kept_stride of `kept` (the row
-  // then padded with i to a whole block): the force pass runs over these,
-  // not over the skin's ~40 % of the list. kept_stride >= stride + kPairLanes.
+  // then padded with i to a whole block): both passes' spline work runs
+  // over these, not over the skin's ~40 % of the list.
+  // kept_stride >= stride + kPairLanes.
   double* rho = nullptr;
   int* kept = nullptr;
   int* kept_count = nullptr;

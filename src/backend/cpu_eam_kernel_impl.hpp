@@ -42,16 +42,24 @@ struct EamLanes {
   alignas(64) LaneInt m[W];
 };
 
-inline void eam_lanes(const EamKernelArgs& a, const int* idx, double xi, double yi, double zi, EamLanes& b) {
+// The separations only (dx ... r2).
+inline void separations(const EamKernelArgs& a, const int* idx, double xi, double yi, double zi, EamLanes& b) {
   load_lanes(a.pos, idx, b.xj, b.yj, b.zj, b.tj);
-  const double rdr = a.rdr;
-  const LaneInt last = a.nr - 1;
 #pragma omp simd
   for (int l = 0; l < W; ++l) {
     b.dx[l] = xi - b.xj[l];
     b.dy[l] = yi - b.yj[l];
     b.dz[l] = zi - b.zj[l];
     b.r2[l] = b.dx[l] * b.dx[l] + b.dy[l] * b.dy[l] + b.dz[l] * b.dz[l];
+  }
+}
+
+inline void eam_lanes(const EamKernelArgs& a, const int* idx, double xi, double yi, double zi, EamLanes& b) {
+  separations(a, idx, xi, yi, zi, b);
+  const double rdr = a.rdr;
+  const LaneInt last = a.nr - 1;
+#pragma omp simd
+  for (int l = 0; l < W; ++l) {
     b.r[l] = std::sqrt(b.r2[l]);
     double p = b.r[l] * rdr + 1.0;
     LaneInt m = static_cast<LaneInt>(p);
@@ -84,26 +92,17 @@ __attribute__((flatten)) void density_rows(const EamKernelArgs& a, int begin, in
   for (int i = begin; i < end; ++i) {
     const double* pi = a.pos + 4L * i;
     const int ti = static_cast<int>(pi[3]);
-    alignas(64) double rho[W] = {};
+    // The neighbours inside the cutoff first, so that the spline work runs
+    // over those only.
     int* kept = a.kept + i * a.kept_stride;
     int nkept = 0;
+    const double cutsq = a.cutsq;
     for_lane_blocks(a.nbr + i * a.stride, a.nbr_count[i], a.padded, i, [&](const int* idx, int nvalid) {
       EamLanes b;
-      eam_lanes(a, idx, pi[0], pi[1], pi[2], b);
-      alignas(64) LaneInt off[W];
-      alignas(64) double c3[W], c4[W], c5[W], c6[W];
-      // The density i gains from j: table type2rhor[tj][ti].
-      piece_offsets<kOneType, true>(a, a.type2rhor, ti, b, off);
-      load_rows4([&](int l) { return a.rhor + 3 + off[l]; }, c3, c4, c5, c6);
-      const double cutsq = a.cutsq;
+      separations(a, idx, pi[0], pi[1], pi[2], b);
       alignas(64) LaneInt in[W];
 #pragma omp simd
-      for (LaneInt l = 0; l < W; ++l) {
-        const double p = b.p[l];
-        const double v = ((c3[l] * p + c4[l]) * p + c5[l]) * p + c6[l];
-        in[l] = (l < nvalid) & (b.r2[l] < cutsq);
-        rho[l] += in[l] ? v : 0.0;
-      }
+      for (LaneInt l = 0; l < W; ++l) in[l] = (l < nvalid) & (b.r2[l] < cutsq);
       // Stores every lane and advances past the kept ones: no branch.
       for (int l = 0; l < W; ++l) {
         kept[nkept] = idx[l];
@@ -112,6 +111,22 @@ __attribute__((flatten)) void density_rows(const EamKernelArgs& a, int begin, in
     });
     for (int l = 0; l < W; ++l) kept[nkept + l] = i;
     a.kept_count[i] = nkept;
+    alignas(64) double rho[W] = {};
+    for_lane_blocks(kept, nkept, true, i, [&](const int* idx, int nvalid) {
+      EamLanes b;
+      eam_lanes(a, idx, pi[0], pi[1], pi[2], b);
+      alignas(64) LaneInt off[W];
+      alignas(64) double c3[W], c4[W], c5[W], c6[W];
+      // The density i gains from j: table type2rhor[tj][ti].
+      piece_offsets<kOneType, true>(a, a.type2rhor, ti, b, off);
+      load_rows4([&](int l) { return a.rhor + 3 + off[l]; }, c3, c4, c5, c6);
+#pragma omp simd
+      for (LaneInt l = 0; l < W; ++l) {
+        const double p = b.p[l];
+        const double v = ((c3[l] * p + c4[l]) * p + c5[l]) * p + c6[l];
+        rho[l] += l < nvalid ? v : 0.0;
+      }
+    });
     a.rho[i] = reduce_lanes(rho);
   }
 }
