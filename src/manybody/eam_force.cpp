@@ -4,11 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "atoms/atom_store.hpp"
 #include "backend/cpu_eam_kernel.hpp"
 #include "backend/cpu_exec.hpp"
 #include "backend/cpu_pair_kernel.hpp"
+#include "backend/cpu_positions.hpp"
 #include "core/error.hpp"
 #include "deck/deck.hpp"
 #include "deck/yaml_section.hpp"
@@ -173,12 +175,12 @@ void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl,
     rho_.resize(a.nlocal);
     kept_.resize(a.nlocal * k.kept_stride);
     kept_count_.resize(a.nlocal);
-  }
-  k.kept = kept_.data();
-  k.kept_count = kept_count_.data();
-  if (pass == 0) {
     k.rho = rho_.data();
   } else {
+    // The force pass reads the rows the density pass kept for these atoms
+    // and this list, as it reads the F' that pass left.
+    if (kept_count_.size() != a.nlocal || kept_.size() != a.nlocal * k.kept_stride)
+      throw std::logic_error("EAM force pass without the density pass of the same atoms");
     k.fp = fp;
     k.embed = embed_.data();
     k.fx = a.fx.data();
@@ -189,6 +191,8 @@ void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl,
     k.accumulate = opt.accumulate;
     for (int c = 0; c < 6; ++c) k.tensor[c] = opt.tensor[c];
   }
+  k.kept = kept_.data();
+  k.kept_count = kept_count_.data();
   const EamKernelFn fn = eam_kernel_for(*level, pass);
   const int* type = a.type.data();
   double* embed = embed_.data();
@@ -205,22 +209,6 @@ void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl,
     if (pass == 0)
       for (int i = begin; i < end; ++i) v.embedding(type[i], rho[i], fp[i], embed[i]);
   }
-}
-
-bool EamForce::pack_positions(const AtomStore& a, std::vector<double>& pos) {
-  const long nall = static_cast<long>(a.nall());
-  pos.resize(4 * nall);
-  double* p = pos.data();
-  int other_types = 0;
-#pragma omp parallel for schedule(static) reduction(+ : other_types)
-  for (long i = 0; i < nall; ++i) {
-    p[4 * i] = a.x[i];
-    p[4 * i + 1] = a.y[i];
-    p[4 * i + 2] = a.z[i];
-    p[4 * i + 3] = a.type[i];
-    other_types += a.type[i] != 1;
-  }
-  return other_types == 0;
 }
 
 void EamForce::functor_pass(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const {

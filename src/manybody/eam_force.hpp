@@ -32,8 +32,6 @@ class EamForce final : public Force {
 
  private:
   void functor_pass(int pass, AtomStore& atoms, const NeighborList& list, const PassOptions& opt) const;
-  // x, y, z, type per atom into pos; whether every atom has type 1.
-  static bool pack_positions(const AtomStore& atoms, std::vector<double>& pos);
 
   std::string style_;
   EamTables tables_;
