@@ -14,13 +14,14 @@
 // The spline coefficients are read with gathers (intrinsics; lane by lane in
 // the scalar variant): GCC 12 vectorises no loop that reads a table at a
 // lane's own knot (benchmarks/NOTES.md, "EAM: the race").
+#include "backend/cpu_pair_kernel.hpp"
 #include "backend/cpu_simd.hpp"
 
 namespace tessera {
 
 // Raw pointers only, as PairKernelArgs: the variants share nothing else
 // with the rest of the program.
-struct EamKernelArgs {
+struct EamKernelArgs : KernelOutputs {
   const double* pos;  // x, y, z, type (as a double) per atom, local and ghost
   const int* nbr;
   const int* nbr_count;
@@ -44,17 +45,10 @@ struct EamKernelArgs {
   int* kept = nullptr;
   int* kept_count = nullptr;
   long kept_stride = 0;
-  // Force pass: F' of locals and ghosts, F of the locals, and the outputs
-  // with PairKernelArgs's meaning.
+  // Force pass: F' of locals and ghosts and F of the locals (the outputs
+  // are the base's).
   const double* fp = nullptr;
   const double* embed = nullptr;
-  double* fx = nullptr;
-  double* fy = nullptr;
-  double* fz = nullptr;
-  double* pe = nullptr;
-  double* virial = nullptr;
-  bool accumulate = false;
-  double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 };
 
 // Local atoms [begin, end).

@@ -1,6 +1,7 @@
 #include "backend/cpu_positions.hpp"
 
 #include "atoms/atom_store.hpp"
+#include "forces/force.hpp"
 
 namespace tessera {
 
@@ -18,6 +19,18 @@ bool pack_positions(const AtomStore& a, std::vector<double>& pos) {
     other_types += a.type[i] != 1;
   }
   return other_types == 0;
+}
+
+KernelOutputs kernel_outputs(AtomStore& a, const PassOptions& opt) {
+  KernelOutputs o;
+  o.fx = a.fx.data();
+  o.fy = a.fy.data();
+  o.fz = a.fz.data();
+  o.pe = a.pe.data();
+  o.virial = a.virial.data();
+  o.accumulate = opt.accumulate;
+  for (int c = 0; c < 6; ++c) o.tensor[c] = opt.tensor[c];
+  return o;
 }
 
 }  // namespace tessera

@@ -183,13 +183,7 @@ void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl,
       throw std::logic_error("EAM force pass without the density pass of the same atoms");
     k.fp = fp;
     k.embed = embed_.data();
-    k.fx = a.fx.data();
-    k.fy = a.fy.data();
-    k.fz = a.fz.data();
-    k.pe = a.pe.data();
-    k.virial = a.virial.data();
-    k.accumulate = opt.accumulate;
-    for (int c = 0; c < 6; ++c) k.tensor[c] = opt.tensor[c];
+    static_cast<KernelOutputs&>(k) = kernel_outputs(a, opt);
   }
   k.kept = kept_.data();
   k.kept_count = kept_count_.data();

@@ -50,13 +50,7 @@ class PairStyleImpl final : public PairStyle {
     args.params = params_.data();
     args.type_stride = ntp_;
     args.one_type = one_type;
-    args.fx = a.fx.data();
-    args.fy = a.fy.data();
-    args.fz = a.fz.data();
-    args.pe = a.pe.data();
-    args.virial = a.virial.data();
-    args.accumulate = opt.accumulate;
-    for (int c = 0; c < 6; ++c) args.tensor[c] = opt.tensor[c];
+    static_cast<KernelOutputs&>(args) = kernel_outputs(a, opt);
     PairKernelFn<Pot> fn = &simd_fallback::pair_kernel_of<Pot>;
     if constexpr (kHasSimdKernels<Pot>) fn = pair_kernel_for<Pot>(level);
     // Chunks of atoms: each atom's sums are its own, so neither the chunk
