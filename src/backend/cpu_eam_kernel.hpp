@@ -6,14 +6,15 @@
 // neighbours l, l + kPairLanes, ..., reduced in the same fixed tree, for
 // rho and for every sum of the force pass; but the neighbours dealt to the
 // lanes are those of the list inside the cutoff, in list order (the density
-// pass keeps them first). Per pair each
-// lane does, operation for operation, what EamDensity and EamForces do in
-// double, so the variants are bitwise identical to each other and differ
-// from the portable functors by the order of the sums only.
+// pass keeps them first). Per pair each lane does, operation for operation,
+// what EamDensity and EamForces do in double, so the variants are bitwise
+// identical to each other and differ from the portable functors by the
+// order of the sums only.
 //
-// The spline coefficients are read with gathers (intrinsics; lane by lane in
-// the scalar variant): GCC 12 vectorises no loop that reads a table at a
-// lane's own knot (benchmarks/NOTES.md, "EAM: the race").
+// No lane loop reads a table at a lane's own knot, which GCC 12 does not
+// vectorise (benchmarks/NOTES.md, "EAM: the race"): each lane's spline
+// piece is read as rows and transposed into lane arrays first, as the
+// positions are.
 #include "backend/cpu_pair_kernel.hpp"
 #include "backend/cpu_simd.hpp"
 

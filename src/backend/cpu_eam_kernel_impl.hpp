@@ -1,8 +1,8 @@
 // The body of every CPU EAM kernel variant (contract in cpu_eam_kernel.hpp),
 // included after cpu_pair_kernel_impl.hpp in the same namespace, whose lane
-// machinery it shares. Only the coefficient reads differ between variants
-// (gather_lanes); the arithmetic is in plain lane loops, as the pair
-// kernel's.
+// machinery it shares. Only the data movement differs between variants (the
+// transposes of load_rows4, the gather of F'); the arithmetic is in plain
+// lane loops, as the pair kernel's.
 #ifndef TESSERA_SIMD_NS
 #error "define TESSERA_SIMD_NS before including cpu_eam_kernel_impl.hpp"
 #endif
@@ -16,11 +16,6 @@ namespace TESSERA_SIMD_NS {
 constexpr int kEamC = 7;
 
 // out[l] = base[idx[l]]. Data movement only, so the variants may differ.
-#if defined(__AVX512F__)
-inline void gather_lanes(const double* base, const long long* idx, double* out) {
-  _mm512_store_pd(out, _mm512_i64gather_pd(_mm512_load_si512(idx), base, sizeof(double)));
-}
-#endif
 inline void gather_lanes(const double* base, const int* idx, double* out) {
 #if defined(__AVX512F__)
   _mm512_store_pd(out,
