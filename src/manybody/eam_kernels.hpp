@@ -51,9 +51,9 @@ struct EamView {
   TESSERA_HD const double* r_piece(const double* table, int t, int m) const {
     return table + (static_cast<long>(t) * (nr + 1) + m) * kEamCoeffs;
   }
-  // F'(rho) and F(rho) of an atom of type t, in double (see the head of
-  // this file).
-  TESSERA_HD void embedding(int t, double rho, double& d, double& e) const {
+  // F'(rho) into fp and F(rho) into embed for an atom of type t, in double
+  // (see the head of this file).
+  TESSERA_HD void embedding(int t, double rho, double& fp, double& embed) const {
     double p = rho * rdrho + 1.0;
     int m = static_cast<int>(p);
     m = m < nrho - 1 ? m : nrho - 1;
@@ -61,11 +61,13 @@ struct EamView {
     p -= m;
     p = p < 1.0 ? p : 1.0;
     const double* c = frho + (static_cast<long>(type2frho[t]) * (nrho + 1) + m) * kEamCoeffs;
-    d = slope(c, p);
-    e = value(c, p);
+    const double d = slope(c, p);
+    double e = value(c, p);
     // Past the table F continues along its last tangent, so that a close
     // approach still conserves energy.
     if (rho > rhomax) e += d * (rho - rhomax);
+    fp = d;
+    embed = e;
   }
   template <class Real>
   TESSERA_HD static Real value(const double* c, Real p) {
