@@ -18,10 +18,24 @@ namespace tessera {
 
 constexpr int kPairLanes = 8;
 
+// Where a kernel leaves each local atom's sums (cpu_positions.hpp fills it
+// from the atoms and the pass's options).
+struct KernelOutputs {
+  double* fx = nullptr;
+  double* fy = nullptr;
+  double* fz = nullptr;
+  double* pe = nullptr;
+  double* virial = nullptr;
+  bool accumulate = false;  // add to fx ... virial instead of storing (a later force of the list)
+  // The per-atom virial tensor (xx yy zz xy xz yz), or all null when the
+  // step does not ask for it (its sums cost a third more arithmetic).
+  double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+};
+
 // Raw pointers only: the kernels live in translation units compiled for
 // different CPUs and share nothing with the rest of the program but this.
 template <class Params>
-struct PairKernelArgs {
+struct PairKernelArgs : KernelOutputs {
   const double* pos;  // x, y, z, type (as a double) per atom, local and ghost
   const int* nbr;
   const int* nbr_count;
@@ -30,15 +44,6 @@ struct PairKernelArgs {
   const Params* params;  // (ntypes+1)^2 table, row-major by type
   int type_stride;
   bool one_type;  // every atom has type 1: the parameters are read once
-  double* fx;
-  double* fy;
-  double* fz;
-  double* pe;
-  double* virial;
-  bool accumulate = false;  // add to fx ... virial instead of storing (a later force of the list)
-  // The per-atom virial tensor (xx yy zz xy xz yz), or all null when the
-  // step does not ask for it (its sums cost a third more arithmetic).
-  double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 };
 
 // The potentials with kernels compiled for every instruction set. A

@@ -1,6 +1,7 @@
-// The avx2 variant of the CPU pair kernel (flags in src/CMakeLists.txt).
+// The avx2 variant of the CPU pair and EAM kernels (flags in src/CMakeLists.txt).
 #define TESSERA_SIMD_NS simd_avx2
 #include "backend/cpu_pair_kernel_impl.hpp"
+#include "backend/cpu_eam_kernel_impl.hpp"
 
 namespace tessera {
 namespace simd_avx2 {
@@ -13,6 +14,9 @@ int neighbor_scan(const double* x, const double* y, const double* z, const int* 
                   double zi, double reach_sq, int self, int* out) {
   return neighbor_scan_impl(x, y, z, atoms, n, xi, yi, zi, reach_sq, self, out);
 }
+
+void eam_density(const EamKernelArgs& a, int begin, int end) { eam_density_of(a, begin, end); }
+void eam_forces(const EamKernelArgs& a, int begin, int end) { eam_forces_of(a, begin, end); }
 
 }  // namespace simd_avx2
 }  // namespace tessera

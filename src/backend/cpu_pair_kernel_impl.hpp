@@ -29,6 +29,15 @@ namespace TESSERA_SIMD_NS {
 
 constexpr int W = kPairLanes;
 
+// Integers in lane loops (the lane index, EAM's knots). GCC sizes the
+// vectors of a loop by its narrowest type, and W lanes of 32-bit ints fill
+// only a 32-byte vector: with 64-bit ones the doubles beside them get 64.
+#if defined(__AVX512F__)
+using LaneInt = long long;
+#else
+using LaneInt = int;
+#endif
+
 struct LaneSums {
   alignas(64) double fx[W], fy[W], fz[W], e[W], w[W];
 };
@@ -50,45 +59,83 @@ inline double reduce_lanes(const double* s) {
 #endif
 }
 
-// Packed coordinates and type of atoms idx[0, W) into lane arrays. This is
-// data movement only, so the variants may differ here: a 4x4 (AVX2) or 8x4
-// (AVX-512) transpose of 32-byte rows instead of one load per value.
-inline void load_lanes(const double* pos, const int* idx, double* xj, double* yj, double* zj, double* tj) {
+// Four consecutive doubles from row(l) for each lane l into lane arrays
+// c0..c3. This is data movement only, so the variants may differ here: a
+// 4x4 (AVX2) or 8x4 (AVX-512) transpose of 32-byte rows instead of one load
+// per value.
+template <class Row>
+inline void load_rows4(const Row& row, double* c0, double* c1, double* c2, double* c3) {
 #if defined(__AVX512F__)
-  auto pair = [&](int l) {  // rows idx[l] and idx[l + 1]: x y z t x' y' z' t'
-    return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(pos + 4L * idx[l])),
-                              _mm256_loadu_pd(pos + 4L * idx[l + 1]), 1);
+  auto pair = [&](int l) {  // rows l and l + 1: a b c d a' b' c' d'
+    return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(row(l))), _mm256_loadu_pd(row(l + 1)), 1);
   };
   const __m512d r01 = pair(0), r23 = pair(2), r45 = pair(4), r67 = pair(6);
-  // x0 x2 z0 z2 x1 x3 z1 z3 and y0 y2 t0 t2 y1 y3 t1 t3, and the same for 4-7.
-  const __m512d xz03 = _mm512_unpacklo_pd(r01, r23), yt03 = _mm512_unpackhi_pd(r01, r23);
-  const __m512d xz47 = _mm512_unpacklo_pd(r45, r67), yt47 = _mm512_unpackhi_pd(r45, r67);
+  // a0 a2 c0 c2 a1 a3 c1 c3 and b0 b2 d0 d2 b1 b3 d1 d3, and the same for 4-7.
+  const __m512d ac03 = _mm512_unpacklo_pd(r01, r23), bd03 = _mm512_unpackhi_pd(r01, r23);
+  const __m512d ac47 = _mm512_unpacklo_pd(r45, r67), bd47 = _mm512_unpackhi_pd(r45, r67);
   const __m512i lo = _mm512_setr_epi64(0, 4, 1, 5, 8, 12, 9, 13), hi = _mm512_setr_epi64(2, 6, 3, 7, 10, 14, 11, 15);
-  _mm512_store_pd(xj, _mm512_permutex2var_pd(xz03, lo, xz47));
-  _mm512_store_pd(zj, _mm512_permutex2var_pd(xz03, hi, xz47));
-  _mm512_store_pd(yj, _mm512_permutex2var_pd(yt03, lo, yt47));
-  _mm512_store_pd(tj, _mm512_permutex2var_pd(yt03, hi, yt47));
+  _mm512_store_pd(c0, _mm512_permutex2var_pd(ac03, lo, ac47));
+  _mm512_store_pd(c2, _mm512_permutex2var_pd(ac03, hi, ac47));
+  _mm512_store_pd(c1, _mm512_permutex2var_pd(bd03, lo, bd47));
+  _mm512_store_pd(c3, _mm512_permutex2var_pd(bd03, hi, bd47));
 #elif defined(__AVX2__)
   for (int h = 0; h < W; h += 4) {
-    const __m256d r0 = _mm256_loadu_pd(pos + 4L * idx[h]), r1 = _mm256_loadu_pd(pos + 4L * idx[h + 1]);
-    const __m256d r2 = _mm256_loadu_pd(pos + 4L * idx[h + 2]), r3 = _mm256_loadu_pd(pos + 4L * idx[h + 3]);
-    // x0 x1 z0 z1, y0 y1 t0 t1, x2 x3 z2 z3, y2 y3 t2 t3
-    const __m256d xz01 = _mm256_unpacklo_pd(r0, r1), yt01 = _mm256_unpackhi_pd(r0, r1);
-    const __m256d xz23 = _mm256_unpacklo_pd(r2, r3), yt23 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_store_pd(xj + h, _mm256_permute2f128_pd(xz01, xz23, 0x20));
-    _mm256_store_pd(zj + h, _mm256_permute2f128_pd(xz01, xz23, 0x31));
-    _mm256_store_pd(yj + h, _mm256_permute2f128_pd(yt01, yt23, 0x20));
-    _mm256_store_pd(tj + h, _mm256_permute2f128_pd(yt01, yt23, 0x31));
+    const __m256d r0 = _mm256_loadu_pd(row(h)), r1 = _mm256_loadu_pd(row(h + 1));
+    const __m256d r2 = _mm256_loadu_pd(row(h + 2)), r3 = _mm256_loadu_pd(row(h + 3));
+    // a0 a1 c0 c1, b0 b1 d0 d1, a2 a3 c2 c3, b2 b3 d2 d3
+    const __m256d ac01 = _mm256_unpacklo_pd(r0, r1), bd01 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d ac23 = _mm256_unpacklo_pd(r2, r3), bd23 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_store_pd(c0 + h, _mm256_permute2f128_pd(ac01, ac23, 0x20));
+    _mm256_store_pd(c2 + h, _mm256_permute2f128_pd(ac01, ac23, 0x31));
+    _mm256_store_pd(c1 + h, _mm256_permute2f128_pd(bd01, bd23, 0x20));
+    _mm256_store_pd(c3 + h, _mm256_permute2f128_pd(bd01, bd23, 0x31));
   }
 #else
   for (int l = 0; l < W; ++l) {
-    const double* pj = pos + 4L * idx[l];
-    xj[l] = pj[0];
-    yj[l] = pj[1];
-    zj[l] = pj[2];
-    tj[l] = pj[3];
+    const double* r = row(l);
+    c0[l] = r[0];
+    c1[l] = r[1];
+    c2[l] = r[2];
+    c3[l] = r[3];
   }
 #endif
+}
+
+// Packed coordinates and type of atoms idx[0, W) into lane arrays.
+inline void load_lanes(const double* pos, const int* idx, double* xj, double* yj, double* zj, double* tj) {
+  load_rows4([&](int l) { return pos + 4L * idx[l]; }, xj, yj, zj, tj);
+}
+
+// One block's pairs into the lane sums: force f (times the separation) and
+// energy e per lane.
+template <bool kTensor>
+inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const double* dz, const double* r2,
+                          const double* cut, const double* f, const double* e, LaneSums& s, LaneTensor& vt) {
+  // Lanes past the cutoff or the list end add zero (r2 may be 0 there: the
+  // inf or NaN of the force is dropped here, never added).
+#pragma omp simd
+  for (LaneInt l = 0; l < W; ++l) {
+    const bool in = l < nvalid && r2[l] < cut[l];
+    const double fl = in ? f[l] : 0.0;
+    s.fx[l] += dx[l] * fl;
+    s.fy[l] += dy[l] * fl;
+    s.fz[l] += dz[l] * fl;
+    s.e[l] += in ? e[l] : 0.0;
+    s.w[l] += r2[l] * fl;
+  }
+  if constexpr (kTensor) {
+#pragma omp simd
+    for (LaneInt l = 0; l < W; ++l) {
+      const double fl = l < nvalid && r2[l] < cut[l] ? f[l] : 0.0;
+      const double fxl = dx[l] * fl, fyl = dy[l] * fl, fzl = dz[l] * fl;
+      vt.t[0][l] += dx[l] * fxl;
+      vt.t[1][l] += dy[l] * fyl;
+      vt.t[2][l] += dz[l] * fzl;
+      vt.t[3][l] += dx[l] * fyl;
+      vt.t[4][l] += dx[l] * fzl;
+      vt.t[5][l] += dy[l] * fzl;
+    }
+  }
 }
 
 // Neighbours idx[0, nvalid) of atom i, lane l taking idx[l].
@@ -120,30 +167,39 @@ inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const type
       cut[l] = p.cutsq;
     }
   }
-  // Lanes past the cutoff or the list end add zero (r2 may be 0 there: the
-  // inf or NaN of eval is dropped here, never added).
-#pragma omp simd
-  for (int l = 0; l < W; ++l) {
-    const bool in = l < nvalid && r2[l] < cut[l];
-    const double fl = in ? f[l] : 0.0;
-    s.fx[l] += dx[l] * fl;
-    s.fy[l] += dy[l] * fl;
-    s.fz[l] += dz[l] * fl;
-    s.e[l] += in ? e[l] : 0.0;
-    s.w[l] += r2[l] * fl;
-  }
-  if constexpr (kTensor) {
-#pragma omp simd
-    for (int l = 0; l < W; ++l) {
-      const double fl = l < nvalid && r2[l] < cut[l] ? f[l] : 0.0;
-      const double fxl = dx[l] * fl, fyl = dy[l] * fl, fzl = dz[l] * fl;
-      vt.t[0][l] += dx[l] * fxl;
-      vt.t[1][l] += dy[l] * fyl;
-      vt.t[2][l] += dz[l] * fzl;
-      vt.t[3][l] += dx[l] * fyl;
-      vt.t[4][l] += dx[l] * fzl;
-      vt.t[5][l] += dy[l] * fzl;
+  add_lane_sums<kTensor>(nvalid, dx, dy, dz, r2, cut, f, e, s, vt);
+}
+
+// Atom i's sums into the outputs of `a` (PairKernelArgs or EamKernelArgs),
+// plus own[i] in the energy when given (EAM's embedding energy).
+template <bool kTensor, class Args>
+inline void store_lane_sums(const Args& a, int i, const LaneSums& s, const LaneTensor& vt, const double* own) {
+  // Each pair is visited from both ends: half the energy and virial here.
+  const double e = 0.5 * reduce_lanes(s.e);
+  const double f[5] = {reduce_lanes(s.fx), reduce_lanes(s.fy), reduce_lanes(s.fz), own ? own[i] + e : e,
+                       0.5 * reduce_lanes(s.w)};
+  double* out[5] = {a.fx, a.fy, a.fz, a.pe, a.virial};
+  for (int c = 0; c < 5; ++c) out[c][i] = a.accumulate ? out[c][i] + f[c] : f[c];
+  if constexpr (kTensor)
+    for (int c = 0; c < 6; ++c) {
+      const double t = 0.5 * reduce_lanes(vt.t[c]);
+      a.tensor[c][i] = a.accumulate ? a.tensor[c][i] + t : t;
     }
+}
+
+// The n neighbours `list` of atom i, W at a time: block(idx, nvalid) with
+// idx[0, nvalid) the neighbours and idx[nvalid, W) atoms that may be read
+// but add nothing (the row's padding, else i itself).
+template <class Block>
+inline void for_lane_blocks(const int* list, int n, bool padded, int i, const Block& block) {
+  int k = 0;
+  for (; k + W <= n; k += W) block(list + k, W);
+  if (k < n && padded) {
+    block(list + k, n - k);
+  } else if (k < n) {
+    alignas(32) int idx[W];
+    for (int l = 0; l < W; ++l) idx[l] = k + l < n ? list[k + l] : i;
+    block(idx, n - k);
   }
 }
 
@@ -155,27 +211,10 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
     LaneSums s = {};
     LaneTensor vt;
     if constexpr (kTensor) vt = {};
-    const int* list = a.nbr + i * a.stride;
-    const int n = a.nbr_count[i];
-    int k = 0;
-    for (; k + W <= n; k += W) pair_block<Pot, kOneType, kTensor>(a, row, list + k, W, pi[0], pi[1], pi[2], s, vt);
-    if (k < n && a.padded) {
-      pair_block<Pot, kOneType, kTensor>(a, row, list + k, n - k, pi[0], pi[1], pi[2], s, vt);
-    } else if (k < n) {
-      alignas(32) int idx[W];
-      for (int l = 0; l < W; ++l) idx[l] = k + l < n ? list[k + l] : i;
-      pair_block<Pot, kOneType, kTensor>(a, row, idx, n - k, pi[0], pi[1], pi[2], s, vt);
-    }
-    // Each pair is visited from both ends: half the energy and virial here.
-    const double f[5] = {reduce_lanes(s.fx), reduce_lanes(s.fy), reduce_lanes(s.fz), 0.5 * reduce_lanes(s.e),
-                         0.5 * reduce_lanes(s.w)};
-    double* out[5] = {a.fx, a.fy, a.fz, a.pe, a.virial};
-    for (int c = 0; c < 5; ++c) out[c][i] = a.accumulate ? out[c][i] + f[c] : f[c];
-    if constexpr (kTensor)
-      for (int c = 0; c < 6; ++c) {
-        const double t = 0.5 * reduce_lanes(vt.t[c]);
-        a.tensor[c][i] = a.accumulate ? a.tensor[c][i] + t : t;
-      }
+    for_lane_blocks(a.nbr + i * a.stride, a.nbr_count[i], a.padded, i, [&](const int* idx, int nvalid) {
+      pair_block<Pot, kOneType, kTensor>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
+    });
+    store_lane_sums<kTensor>(a, i, s, vt, nullptr);
   }
 }
 

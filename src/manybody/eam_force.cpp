@@ -4,9 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "atoms/atom_store.hpp"
+#include "backend/cpu_eam_kernel.hpp"
 #include "backend/cpu_exec.hpp"
+#include "backend/cpu_pair_kernel.hpp"
+#include "backend/cpu_positions.hpp"
 #include "core/error.hpp"
 #include "deck/deck.hpp"
 #include "deck/yaml_section.hpp"
@@ -139,10 +143,72 @@ std::vector<std::string> EamForce::forwarded_after(int pass) const {
 }
 
 void EamForce::compute_pass(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const {
+  compute_pass_with(pass, a, nl, opt, simd_level());
+}
+
+void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt,
+                                 std::optional<SimdLevel> level) const {
+  if (pass == 0) embed_.resize(a.nlocal);
+  if (!level) {
+    functor_pass(pass, a, nl, opt);
+    return;
+  }
+  const EamView v = eam_view(tables_);
+  EamKernelArgs k;
+  k.one_type = pack_positions(a, pos_);
+  k.pos = pos_.data();
+  k.nbr = nl.index.data();
+  k.nbr_count = nl.count.data();
+  k.stride = nl.stride;
+  k.padded = nl.pad % kPairLanes == 0 && nl.stride % kPairLanes == 0;
+  k.rhor = v.rhor;
+  k.z2r = v.z2r;
+  k.type2rhor = v.type2rhor;
+  k.type2z2r = v.type2z2r;
+  k.ntp = v.ntp;
+  k.nr = v.nr;
+  k.rdr = v.rdr;
+  k.cutsq = v.cutsq;
+  double* fp = a.embedding_derivative.data();
+  k.kept_stride = nl.stride + kPairLanes;
+  if (pass == 0) {
+    rho_.resize(a.nlocal);
+    kept_.resize(a.nlocal * k.kept_stride);
+    kept_count_.resize(a.nlocal);
+    k.rho = rho_.data();
+  } else {
+    // The force pass reads the rows the density pass kept for these atoms
+    // and this list, as it reads the F' that pass left.
+    if (kept_count_.size() != a.nlocal || kept_.size() != a.nlocal * k.kept_stride)
+      throw std::logic_error("EAM force pass without the density pass of the same atoms");
+    k.fp = fp;
+    k.embed = embed_.data();
+    static_cast<KernelOutputs&>(k) = kernel_outputs(a, opt);
+  }
+  k.kept = kept_.data();
+  k.kept_count = kept_count_.data();
+  const EamKernelFn fn = eam_kernel_for(*level, pass);
+  const int* type = a.type.data();
+  double* embed = embed_.data();
+  const double* rho = rho_.data();
+  // Chunks handed out dynamically, as the pair kernel's: each atom's sums
+  // are its own, so no result depends on who runs a chunk.
+  constexpr int kChunk = 64;
+  const long nlocal = static_cast<long>(a.nlocal);
+  const long nchunks = (nlocal + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic)
+  for (long c = 0; c < nchunks; ++c) {
+    const int begin = static_cast<int>(c * kChunk), end = static_cast<int>(std::min(nlocal, (c + 1) * kChunk));
+    fn(k, begin, end);
+    if (pass == 0)
+      for (int i = begin; i < end; ++i) v.embedding(type[i], rho[i], fp[i], embed[i]);
+  }
+}
+
+void EamForce::functor_pass(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const {
   const EamAtoms in{eam_view(tables_), a.x.data(),      a.y.data(),      a.z.data(),
                     a.type.data(),     nl.index.data(), nl.count.data(), nl.stride};
   if (pass == 0) {
-    embed_.resize(a.nlocal);
     cpu_for(a.nlocal, EamDensity<>{in, a.embedding_derivative.data(), embed_.data()});
     return;
   }

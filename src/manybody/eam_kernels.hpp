@@ -51,6 +51,24 @@ struct EamView {
   TESSERA_HD const double* r_piece(const double* table, int t, int m) const {
     return table + (static_cast<long>(t) * (nr + 1) + m) * kEamCoeffs;
   }
+  // F'(rho) into fp and F(rho) into embed for an atom of type t, in double
+  // (see the head of this file).
+  TESSERA_HD void embedding(int t, double rho, double& fp, double& embed) const {
+    double p = rho * rdrho + 1.0;
+    int m = static_cast<int>(p);
+    m = m < nrho - 1 ? m : nrho - 1;
+    m = m > 1 ? m : 1;
+    p -= m;
+    p = p < 1.0 ? p : 1.0;
+    const double* c = frho + (static_cast<long>(type2frho[t]) * (nrho + 1) + m) * kEamCoeffs;
+    const double d = slope(c, p);
+    double e = value(c, p);
+    // Past the table F continues along its last tangent, so that a close
+    // approach still conserves energy.
+    if (rho > rhomax) e += d * (rho - rhomax);
+    fp = d;
+    embed = e;
+  }
   template <class Real>
   TESSERA_HD static Real value(const double* c, Real p) {
     return ((static_cast<Real>(c[3]) * p + static_cast<Real>(c[4])) * p + static_cast<Real>(c[5])) * p +
@@ -115,20 +133,7 @@ struct EamDensity {
         rho += static_cast<double>(EamView::value(v.r_piece(v.rhor, v.type2rhor[type[j] * v.ntp + ti], m), p));
       }
     }
-    double p = rho * v.rdrho + 1.0;
-    int m = static_cast<int>(p);
-    m = m < v.nrho - 1 ? m : v.nrho - 1;
-    m = m > 1 ? m : 1;
-    p -= m;
-    p = p < 1.0 ? p : 1.0;
-    const double* c = v.frho + (static_cast<long>(v.type2frho[ti]) * (v.nrho + 1) + m) * kEamCoeffs;
-    const double d = EamView::slope(c, p);
-    double e = EamView::value(c, p);  // double: see the head of this file
-    // Past the table F continues along its last tangent, so that a close
-    // approach still conserves energy.
-    if (rho > v.rhomax) e += d * (rho - v.rhomax);
-    fp[i] = d;
-    embed[i] = e;
+    v.embedding(ti, rho, fp[i], embed[i]);
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include "atoms/atom_store.hpp"
 #include "backend/cpu_pair_kernel.hpp"
+#include "backend/cpu_positions.hpp"
 #include "neighbor/neighbor_list.hpp"
 #include "potentials/pair_style.hpp"
 
@@ -39,35 +40,17 @@ class PairStyleImpl final : public PairStyle {
 
   // compute() with a given kernel variant, for tests that compare them.
   void compute_with(AtomStore& a, const NeighborList& nl, SimdLevel level, const PassOptions& opt = {}) const {
-    const long nall = static_cast<long>(a.nall());
-    pos_.resize(4 * nall);
-    double* pos = pos_.data();
-    int other_types = 0;
-    // Packed so that a neighbour's coordinates and type are one 32-byte read.
-#pragma omp parallel for schedule(static) reduction(+ : other_types)
-    for (long i = 0; i < nall; ++i) {
-      pos[4 * i] = a.x[i];
-      pos[4 * i + 1] = a.y[i];
-      pos[4 * i + 2] = a.z[i];
-      pos[4 * i + 3] = a.type[i];
-      other_types += a.type[i] != 1;
-    }
+    const bool one_type = pack_positions(a, pos_);
     PairKernelArgs<typename Pot::Params> args;
-    args.pos = pos;
+    args.pos = pos_.data();
     args.nbr = nl.index.data();
     args.nbr_count = nl.count.data();
     args.stride = nl.stride;
     args.padded = nl.pad % kPairLanes == 0 && nl.stride % kPairLanes == 0;
     args.params = params_.data();
     args.type_stride = ntp_;
-    args.one_type = other_types == 0;
-    args.fx = a.fx.data();
-    args.fy = a.fy.data();
-    args.fz = a.fz.data();
-    args.pe = a.pe.data();
-    args.virial = a.virial.data();
-    args.accumulate = opt.accumulate;
-    for (int c = 0; c < 6; ++c) args.tensor[c] = opt.tensor[c];
+    args.one_type = one_type;
+    static_cast<KernelOutputs&>(args) = kernel_outputs(a, opt);
     PairKernelFn<Pot> fn = &simd_fallback::pair_kernel_of<Pot>;
     if constexpr (kHasSimdKernels<Pot>) fn = pair_kernel_for<Pot>(level);
     // Chunks of atoms: each atom's sums are its own, so neither the chunk

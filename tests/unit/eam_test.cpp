@@ -8,14 +8,18 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "backend/cpu_pair_kernel.hpp"
+#include "backend/cpu_simd.hpp"
 #include "core/error.hpp"
 #include "forces/force_list.hpp"
 #include "manybody/eam_file.hpp"
 #include "manybody/eam_force.hpp"
 #include "manybody/eam_tables.hpp"
+#include "neighbor/neighbor_list.hpp"
 #include "run/simulation.hpp"
 #include "system/build_system.hpp"
 #include "test_support.hpp"
@@ -206,6 +210,69 @@ TEST_CASE("The pressure tensor of the EAM alloy melt agrees with LAMMPS to 1e-10
   CHECK(asked.thermo().press == plain.thermo().press);
   CHECK(asked.thermo().pe == plain.thermo().pe);
   CHECK(asked.atoms().fx == plain.atoms().fx);
+}
+
+namespace {
+
+// Both passes of `eam` on a copy of the atoms: F' of the locals, forces,
+// energies, virials and the virial tensor.
+std::vector<std::vector<double>> eam_passes(const EamForce& eam, const AtomStore& atoms, const NeighborList& nl,
+                                            std::optional<SimdLevel> level) {
+  AtomStore a = atoms;
+  const std::size_t n = a.nlocal;
+  std::vector<std::vector<double>> t(6, std::vector<double>(n));
+  PassOptions opt;
+  for (int c = 0; c < 6; ++c) opt.tensor[c] = t[c].data();
+  // The ghosts keep the F' the setup forwarded, so every path's force pass
+  // reads the same ghost values.
+  eam.compute_pass_with(0, a, nl, {}, level);
+  eam.compute_pass_with(1, a, nl, opt, level);
+  std::vector<std::vector<double>> out = {
+      {a.embedding_derivative.begin(), a.embedding_derivative.begin() + static_cast<long>(n)}, a.fx, a.fy, a.fz,
+      a.pe, a.virial};
+  for (auto& v : out) v.resize(n);
+  out.insert(out.end(), t.begin(), t.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("EAM lane kernels agree bitwise across variants, and with the functors to rounding", "[eam][simd]") {
+  for (const EamCase& c : {kCu, kCuNi, kAlFe}) {
+    INFO(c.name);
+    Simulation sim(test::deck_from(melt_deck(c, 0)));
+    sim.setup();
+    const auto& eam = dynamic_cast<const EamForce&>(sim.potential());
+    const NeighborList& nl = sim.neighbor_list();
+    REQUIRE(nl.pad == kPairLanes);
+    int partial = 0;
+    for (std::size_t i = 0; i < sim.atoms().nlocal; ++i) partial += nl.count[i] % kPairLanes != 0;
+    CHECK(partial > 0);
+    const auto functor = eam_passes(eam, sim.atoms(), nl, std::nullopt);
+    const auto scalar = eam_passes(eam, sim.atoms(), nl, SimdLevel::kScalar);
+    for (std::size_t q = 0; q < functor.size(); ++q) {
+      INFO("quantity " << q);
+      double scale = 0, worst = 0;
+      for (double v : functor[q]) scale = std::max(scale, std::abs(v));
+      for (std::size_t i = 0; i < functor[q].size(); ++i)
+        worst = std::max(worst, std::abs(scalar[q][i] - functor[q][i]) / scale);
+      CHECK(scale > 0);
+      CHECK(worst <= 1e-12);
+    }
+    // Rows read as unpadded (the tail block copied) give the same bits.
+    NeighborList unpadded = nl;
+    unpadded.pad = 1;
+    CHECK(eam_passes(eam, sim.atoms(), unpadded, SimdLevel::kScalar) == scalar);
+    for (SimdLevel level : {SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+      if (!simd_supported(level)) {
+        WARN("this CPU cannot run the " << simd_name(level) << " EAM kernel: not compared");
+        continue;
+      }
+      INFO(simd_name(level));
+      CHECK(eam_passes(eam, sim.atoms(), nl, level) == scalar);
+      CHECK(eam_passes(eam, sim.atoms(), unpadded, level) == scalar);
+    }
+  }
 }
 
 TEST_CASE("EAM is a two-pass force whose forward is a registered ghost field", "[eam]") {
