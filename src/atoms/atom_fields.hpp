@@ -27,7 +27,9 @@ enum FieldRole : unsigned {
   // Written into checkpoints (and read back on restart).
   kFieldCheckpointed = 1u << 2,
   // Recomputed from the others every step (forces, per-atom energy and
-  // virial): atoms that arrive or are made start at zero.
+  // virial): atoms that arrive or are made start at zero on the host; the
+  // device leaves them unwritten, since a force computation writes them
+  // before anything reads them.
   kFieldDerived = 1u << 3,
   // Molecular topology (bonds, angles, special neighbours; issue 29): present
   // only in a process that simulates molecules (molecular_fields_on()).

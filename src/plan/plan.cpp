@@ -65,6 +65,10 @@ DeviceBytes estimated_device_bytes(const std::string& layout, double local, doub
     b.per_local += 24 + 8;
     b.per_ghost += 24;
   }
+  // A many-body force's registered fields (F' of every atom, forwarded to
+  // the ghosts) are in atom_bytes() and ghost_bytes(); its per-local value
+  // between the passes (F(rho), for the energy) is its own array.
+  if (manybody_fields_on()) b.per_local += 8;
   b.total = local * (b.per_local + b.list_per_local) + ghost * b.per_ghost;
   return b;
 }
