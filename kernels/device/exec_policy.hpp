@@ -61,9 +61,10 @@ const T* raw(const dvec<T>& v) {
 // phase timeline (phase_timeline.hpp) reads the device's time from events.
 // The stream does not synchronise with the default stream
 // (cudaStreamNonBlocking; the build also gives each host thread its own
-// default stream, --default-stream per-thread): device_vector's own
-// operations (resize, element access, host copies, frees) run on Thrust's
-// default stream, so every one of them goes through the helpers below,
+// default stream, --default-stream per-thread): a device array's own
+// operations that touch memory (growth, element access, host copies, frees;
+// device_array.hpp) run on Thrust's default stream, so every one of them
+// goes through the helpers below,
 // which first wait for the owner's stream. Nothing is ordered by the legacy
 // default stream's implicit synchronisation, nor by cudaFree's.
 // TESSERA_BLOCKING_STREAMS (CMake option) brings back blocking streams and
