@@ -5,6 +5,8 @@
 // k < count[i] (neighbor_lists.hpp says why). Cells at least `reach` wide over the
 // ghost-padded region, so a 27-cell search finds them all; one thread per
 // atom, no atomics, so the list is a function of the positions alone.
+#include <cmath>
+
 #include <thrust/copy.h>
 #include <thrust/gather.h>
 #include <thrust/reduce.h>
@@ -146,6 +148,10 @@ class DeviceNeighborBuilder {
       lo[d] = sd.lo[d] - reach;
       hi[d] = sd.hi[d] + reach;
     }
+    // Tiles a power of two wide, between a twelfth and a sixth of the
+    // reach: dc w is then exact in float (packed_positions.hpp).
+    for (int d = 0; d < 3; ++d) nl.tiles.lo[d] = lo[d];
+    nl.tiles.w = static_cast<float>(std::exp2(std::floor(std::log2(reach / 6))));
     const CellGrid g = CellGrid::cover(lo, hi, reach);
     const int nall = a.nall(), nlocal = a.nlocal;
     bins_.bin(stream_, g, raw(a.x), raw(a.y), raw(a.z), nall);

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "device/exec_policy.hpp"
+#include "device/packed_positions.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -43,6 +44,9 @@ struct DeviceNeighborList {
   // Rows only: local atoms whose neighbours are all local (inner), and the
   // rest (outer), so forces on the inner ones need not wait for the halo.
   dvec<int> inner, outer;
+  // Rows only: the tiles of mixed precision's float positions over the
+  // region the last build covered (packed_positions.hpp).
+  TileFrame tiles;
   // Positions at the last build, for the displacement check.
   dvec<double> x0, y0, z0;
   long builds = 0;

@@ -36,6 +36,17 @@ kn && /^"/ {
     label = name
     sub(/^void /, "", label)
     sub(/<.*/, "", label)
+    # ncu's base names drop the outer namespace (tessera::), and Thrust's
+    # kernels carry the functor they run as a template argument: name such a
+    # kernel by its functor (ours: device::..., or a Thrust one such as
+    # compute_sequence_value), so the for_each kernels are told apart.
+    op = ""
+    if (match(name, /device::[A-Za-z_0-9:]*/)) op = substr(name, RSTART, RLENGTH)
+    else if (match(name, /functor<[^,]*, [A-Za-z_0-9:]*/)) { op = substr(name, RSTART, RLENGTH); sub(/^functor<[^,]*, /, "", op) }
+    if (op != "") {
+      gsub(/device::|detail::|cuda_system::|system::/, "", op)
+      label = label " " op
+    }
     # What such a name looks like, once per label, on stderr: the first GPU
     # call found Thrust's for_each kernels under this branch.
     if (!(label in seen)) { seen[label] = 1; print "example of " label ": " substr(name, 1, 600) > "/dev/stderr" }

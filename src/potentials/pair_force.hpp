@@ -4,10 +4,11 @@
 // backend from one GPU thread per atom.
 //
 // Real is the type of the pair math: double, or float for `precision:
-// mixed`. Positions, the separation, the cutoff test and every sum stay in
-// double either way: the separation of two nearby atoms loses no digits,
-// the neighbour set is the double one, and float products are accumulated in
-// double (energy and virial too).
+// mixed`. Here positions, the separation and the cutoff test stay in double
+// either way (the separation of two nearby atoms loses no digits); the
+// device's row loop reads float positions in mixed precision instead
+// (PairSums::add_separation). Every sum is in double: float products are
+// accumulated in double (energy and virial too).
 #include "core/host_device.hpp"
 
 namespace tessera {
@@ -23,9 +24,13 @@ struct PairSums {
   double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
   double t[kTensor ? 6 : 1] = {};
 
-  TESSERA_HD void add(double xj, double yj, double zj, int type_j) {
-    const double dx = xi - xj, dy = yi - yj, dz = zi - zj;
-    const double r2 = dx * dx + dy * dy + dz * dz;
+  TESSERA_HD void add(double xj, double yj, double zj, int type_j) { add_separation(xi - xj, yi - yj, zi - zj, type_j); }
+  // The separation i - j in G: double, or float where the positions are
+  // float (the device's mixed precision, kernels/device/packed_positions.hpp),
+  // which makes r2 and the cutoff test float too.
+  template <class G>
+  TESSERA_HD void add_separation(G dx, G dy, G dz, int type_j) {
+    const G r2 = dx * dx + dy * dy + dz * dz;
     const typename Pot::Params& p = row[type_j];
     if (r2 < p.cutsq) {
       Real fpair, ep;

@@ -92,6 +92,21 @@ inline double cpu_sum(const AtomStore& a, const std::vector<double>& v) {
   return s;
 }
 
+// |F_a - F_b| over |F_b|, each the root mean square over the local atoms:
+// the error of the force field as a whole, which atoms whose forces nearly
+// cancel (where max_force_error is largest) do not dominate.
+inline double rms_force_error(const AtomStore& a, const AtomStore& b) {
+  const auto slot = local_slots(b);
+  double d2 = 0, f2 = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    const std::size_t j = slot.at(a.id[i]);
+    const double dx = a.fx[i] - b.fx[j], dy = a.fy[i] - b.fy[j], dz = a.fz[i] - b.fz[j];
+    d2 += dx * dx + dy * dy + dz * dz;
+    f2 += b.fx[j] * b.fx[j] + b.fy[j] * b.fy[j] + b.fz[j] * b.fz[j];
+  }
+  return f2 > 0 ? std::sqrt(d2 / f2) : std::sqrt(d2);
+}
+
 inline double max_force_error(const AtomStore& a, const AtomStore& b) {
   const auto slot = local_slots(b);
   double worst = 0;
