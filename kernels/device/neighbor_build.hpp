@@ -2,9 +2,11 @@
 // Full Verlet lists on the device, with the meaning of NeighborList
 // (src/neighbor/neighbor_list.hpp) transposed: the neighbours (local or
 // ghost) of local atom i closer than reach are index[k * pitch + i] for
-// k < count[i] (neighbor_lists.hpp says why). Cells at least `reach` wide over the
-// ghost-padded region, so a 27-cell search finds them all; one thread per
-// atom, no atomics, so the list is a function of the positions alone.
+// k < count[i] (neighbor_lists.hpp says why). Cells at least half the reach
+// wide over the ghost-padded region, so a search of 5 x 5 x 5 cells finds
+// them all (a reach wide and 3 x 3 x 3 in sparse systems, as on the CPU);
+// one thread per atom, no atomics, so the list is a function of the
+// positions alone.
 #include <cmath>
 
 #include <thrust/copy.h>
@@ -27,6 +29,11 @@ namespace detail {
 // fit, so an overflow is measured, not guessed.
 struct ScanNeighbors {
   CellGrid grid;
+  // Cells at least reach / span wide, searched span cells each way
+  // (reach_in_cells, as the CPU's builder): with half-reach cells the 125
+  // cells hold about 0.58 of the candidates of 27 reach-wide ones
+  // (5^3 / 2^3 = 15.6 against 27 cubic reaches).
+  int span;
   const int* start;
   const int* binned;  // atom of each binned slot
   const double* bx;   // positions in binned order: one contiguous run per row of cells
@@ -61,12 +68,13 @@ struct ScanNeighbors {
     int* row = index + i;
     int k = 0;
     bool ghost = false;
-    for (int oz = cz - 1; oz <= cz + 1; ++oz) {
+    for (int oz = cz - span; oz <= cz + span; ++oz) {
       if (oz < 0 || oz >= grid.n[2]) continue;
-      for (int oy = cy - 1; oy <= cy + 1; ++oy) {
+      for (int oy = cy - span; oy <= cy + span; ++oy) {
         if (oy < 0 || oy >= grid.n[1]) continue;
-        // The three cells of a row along x are consecutive cells, hence one run of slots.
-        const int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < grid.n[0] ? cx + 1 : grid.n[0] - 1;
+        // The cells of a row along x are consecutive cells, hence one run of slots.
+        const int x0 = cx - span > 0 ? cx - span : 0,
+                  x1 = cx + span < grid.n[0] ? cx + span : grid.n[0] - 1;
         const int m1 = start[grid.index(x1, oy, oz) + 1];
         for (int m = start[grid.index(x0, oy, oz)]; m < m1; ++m) {
           const double dx = xi - bx[m], dy = yi - by[m], dz = zi - bz[m];
@@ -152,8 +160,9 @@ class DeviceNeighborBuilder {
     // reach: dc w is then exact in float (packed_positions.hpp).
     for (int d = 0; d < 3; ++d) nl.tiles.lo[d] = lo[d];
     nl.tiles.w = static_cast<float>(std::exp2(std::floor(std::log2(reach / 6))));
-    const CellGrid g = CellGrid::cover(lo, hi, reach);
     const int nall = a.nall(), nlocal = a.nlocal;
+    const int span = reach_in_cells(nall, lo, hi, reach);
+    const CellGrid g = CellGrid::cover(lo, hi, reach / span);
     bins_.bin(stream_, g, raw(a.x), raw(a.y), raw(a.z), nall);
     bins_.find_starts(stream_, g);
     for (dvec<double>* b : {&bx_, &by_, &bz_}) resize_for_overwrite(stream_, *b, nall);
@@ -167,7 +176,7 @@ class DeviceNeighborBuilder {
     resize_for_overwrite(stream_, reads_ghost_, nlocal);
     for (;;) {
       resize_for_overwrite(stream_, nl.index, static_cast<std::size_t>(nl.pitch) * nl.stride);
-      detail::ScanNeighbors scan{g,        raw(bins_.start), raw(bins_.atoms), raw(bx_),  raw(by_),
+      detail::ScanNeighbors scan{g,        span,             raw(bins_.start), raw(bins_.atoms), raw(bx_),  raw(by_),
                                  raw(bz_), raw(a.x),         raw(a.y),         raw(a.z),  reach * reach,
                                  nl.stride, nl.pitch,        raw(nl.index),    raw(nl.count)};
       scan.reads_ghost = raw(reads_ghost_);

@@ -1,10 +1,11 @@
 #pragma once
-// Positions and type of every atom (locals, then ghosts) in one record, so
-// the pair loop reads a neighbour in one load instead of four gathers (x, y,
-// z, type): a 32-byte record in double, two 16-byte loads of one sector; a
-// 16-byte record in float for `precision: mixed`, one load of half a sector.
-// Packed each step from x, y, z and type just before the pair force reads
-// them (pair_forces.hpp), so nothing else has to keep them up to date.
+// Mixed precision's positions and type of every atom (locals, then ghosts)
+// in one 16-byte float record, so the pair loop reads a neighbour in one
+// load of half a sector instead of four gathers (x, y, z, type) of double
+// positions. Packed each step just before the pair force reads them
+// (pair_forces.hpp), so nothing else has to keep them up to date. Double
+// keeps the four gathers: a 32-byte double record, tried on an H200, made
+// the pair kernel 5-7 % slower (benchmarks/NOTES.md).
 #include <cmath>
 
 #include "core/host_device.hpp"
@@ -12,13 +13,6 @@
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
-
-// Double: the coordinates as stored, so pairs have the bits of the unpacked
-// loop; the type as a double (exact for any type count).
-struct alignas(32) PackedDouble {
-  double x, y, z, t;
-  TESSERA_HD int type() const { return static_cast<int>(t); }
-};
 
 // Float, relative to a tile: the rank's region is cut into cubic tiles of
 // width w, a power of two between a twelfth and a sixth of the list's reach,
@@ -48,13 +42,7 @@ struct TileFrame {
   float w = 1;
 };
 
-// The separation i - j of two packed atoms, in their records' precision.
-TESSERA_HD inline void separation(const PackedDouble& i, const PackedDouble& j, float, double& dx, double& dy,
-                                  double& dz) {
-  dx = i.x - j.x;
-  dy = i.y - j.y;
-  dz = i.z - j.z;
-}
+// The separation i - j of two packed atoms, in float.
 TESSERA_HD inline int tile_step(int ti, int tj) {
   constexpr int m = 1 << PackedFloat::kTileBits;
   const int d = (ti - tj) & (m - 1);
@@ -68,26 +56,8 @@ TESSERA_HD inline void separation(const PackedFloat& i, const PackedFloat& j, fl
   dz = (i.z - j.z) + static_cast<float>(tile_step(i.tag >> 2 * b, j.tag >> 2 * b)) * w;
 }
 
-template <class Real>
-struct PackedOf {
-  using type = PackedDouble;
-};
-template <>
-struct PackedOf<float> {
-  using type = PackedFloat;
-};
-
-// One record, in vector loads through the read-only cache on the GPU (nvcc
-// does not always merge the fields of a struct into one load by itself).
-TESSERA_HD inline PackedDouble load_packed(const PackedDouble* p, int j) {
-#if defined(__CUDA_ARCH__)
-  const double2* q = reinterpret_cast<const double2*>(p + j);
-  const double2 a = __ldg(q), b = __ldg(q + 1);
-  return {a.x, a.y, b.x, b.y};
-#else
-  return p[j];
-#endif
-}
+// One record, in one vector load through the read-only cache on the GPU
+// (nvcc does not always merge the fields of a struct into one load by itself).
 TESSERA_HD inline PackedFloat load_packed(const PackedFloat* p, int j) {
 #if defined(__CUDA_ARCH__)
   const float4 v = __ldg(reinterpret_cast<const float4*>(p + j));
@@ -98,15 +68,6 @@ TESSERA_HD inline PackedFloat load_packed(const PackedFloat* p, int j) {
 }
 
 namespace detail {
-
-struct PackDouble {
-  const double* x;
-  const double* y;
-  const double* z;
-  const int* type;
-  PackedDouble* out;
-  TESSERA_HD void operator()(int i) const { out[i] = {x[i], y[i], z[i], static_cast<double>(type[i])}; }
-};
 
 struct PackFloat {
   const double* x;
@@ -140,13 +101,7 @@ struct Offset {
 }  // namespace detail
 
 // Packs atoms [first, last) of `a` into `out`, which must hold a.nall()
-// records (`frame`: float records only).
-inline void pack_positions(const DeviceStream& s, const DeviceAtoms& a, int first, int last, const TileFrame&,
-                           PackedDouble* out) {
-  if (last > first)
-    for_each_index(s, last - first,
-                   detail::Offset<detail::PackDouble>{first, {raw(a.x), raw(a.y), raw(a.z), raw(a.type), out}});
-}
+// records.
 inline void pack_positions(const DeviceStream& s, const DeviceAtoms& a, int first, int last, const TileFrame& frame,
                            PackedFloat* out) {
   if (last > first)

@@ -1,10 +1,11 @@
 #pragma once
-// Pair forces on the device: the sums of PairForce<Pot>
-// (src/potentials/pair_force.hpp), one thread per local atom over the
-// transposed rows with positions packed (PackedPairForce), or
+// Pair forces on the device: PairForce<Pot> (src/potentials/pair_force.hpp),
+// one thread per local atom over the transposed rows (in mixed precision its
+// sums over packed float positions, PackedPairForce), or
 // ClusterPairForce<Pot> over a cluster list. A device force of one pass
 // (device_force.hpp): the one place a pipeline is typed by a potential.
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "device/cluster_forces.hpp"
@@ -28,19 +29,17 @@ struct OverAtoms {
   TESSERA_HD void operator()(int k) const { f(atoms[k]); }
 };
 
-// PairForce<Pot> (src/potentials/pair_force.hpp) over the transposed rows,
-// reading each atom as one packed record (packed_positions.hpp). In double
-// the separations are the unpacked loop's bits; in float (mixed) they are
-// formed in float from offsets within tiles, so the whole pair geometry is
-// float.
-template <class Pot, class Real, bool kTensor>
+// PairForce<Pot> (src/potentials/pair_force.hpp) over the transposed rows
+// in mixed precision, reading each atom as one packed float record
+// (packed_positions.hpp): the separations are formed in float from offsets
+// within tiles, so the whole pair geometry is float.
+template <class Pot, bool kTensor>
 struct PackedPairForce {
-  using Packed = typename PackedOf<Real>::type;
-  const Packed* pos;
+  const PackedFloat* pos;
   const int* nbr;
   const int* nbr_count;
   long pitch;  // neighbour k of atom i is nbr[k * pitch + i]
-  float tile;  // float records: the tiles' width
+  float tile;  // the tiles' width
   const typename Pot::Params* params;
   int type_stride;
   double* fx;
@@ -52,13 +51,13 @@ struct PackedPairForce {
   double* tensor[6];
 
   TESSERA_HD void operator()(int i) const {
-    const Packed pi = load_packed(pos, i);
+    const PackedFloat pi = load_packed(pos, i);
     // xi, yi, zi are unused: add_separation takes the separation itself.
-    PairSums<Pot, Real, kTensor> s{0.0, 0.0, 0.0, params + pi.type() * type_stride};
+    PairSums<Pot, float, kTensor> s{0.0, 0.0, 0.0, params + pi.type() * type_stride};
     const int n = nbr_count[i];
     for (int k = 0; k < n; ++k) {
-      const Packed pj = load_packed(pos, nbr[k * pitch + i]);
-      decltype(pj.x) dx, dy, dz;
+      const PackedFloat pj = load_packed(pos, nbr[k * pitch + i]);
+      float dx, dy, dz;
       separation(pi, pj, tile, dx, dy, dz);
       s.add_separation(dx, dy, dz, pj.type());
     }
@@ -115,35 +114,56 @@ class DevicePairForce final : public DeviceForce {
       for_each_index(stream_, rows * kClusterSize, f);
       return;
     }
-    // Pack what this launch reads and no more: the locals for the inner
-    // atoms (the ghosts are still in flight), the ghosts for the outer ones
-    // (whose launch follows the inner one's on this stream), else all.
-    using Packed = typename PackedOf<Real>::type;
-    dvec<Packed>& packed = packed_for(Real{});
-    const int first = some == &nl.outer ? a.nlocal : 0, last = some == &nl.inner ? a.nlocal : a.nall();
-    if (first == 0) resize_for_overwrite(stream_, packed, static_cast<std::size_t>(a.nall()));
-    pack_positions(stream_, a, first, last, nl.tiles, raw(packed));
-    detail::PackedPairForce<Pot, Real, kTensor> f{raw(packed), raw(nl.index), raw(nl.count), nl.pitch, nl.tiles.w,
-                                                  raw(params_),  type_stride_,  raw(a.fx),     raw(a.fy),
-                                                  raw(a.fz),     raw(a.pe),     raw(a.virial), accumulate,
-                                                  {}};
-    for (int k = 0; k < 6; ++k) f.tensor[k] = tensor[k];
+    if constexpr (std::is_same_v<Real, float>) {
+      // Pack what this launch reads and no more: the locals for the inner
+      // atoms (the ghosts are still in flight), the ghosts for the outer
+      // ones (whose launch follows the inner one's on this stream), else all.
+      const int first = some == &nl.outer ? a.nlocal : 0, last = some == &nl.inner ? a.nlocal : a.nall();
+      if (first == 0) resize_for_overwrite(stream_, packed_, static_cast<std::size_t>(a.nall()));
+      pack_positions(stream_, a, first, last, nl.tiles, raw(packed_));
+      detail::PackedPairForce<Pot, kTensor> f{raw(packed_), raw(nl.index), raw(nl.count), nl.pitch, nl.tiles.w,
+                                              raw(params_), type_stride_,  raw(a.fx),     raw(a.fy), raw(a.fz),
+                                              raw(a.pe),    raw(a.virial), accumulate,    {}};
+      for (int k = 0; k < 6; ++k) f.tensor[k] = tensor[k];
+      launch(a, some, f);
+    } else {
+      PairForce<Pot, double, kTensor> f;
+      f.x = raw(a.x);
+      f.y = raw(a.y);
+      f.z = raw(a.z);
+      f.type = raw(a.type);
+      f.nbr = raw(nl.index);
+      f.nbr_count = raw(nl.count);
+      f.stride = 1;  // the transposed list (neighbor_lists.hpp)
+      f.step = nl.pitch;
+      f.params = raw(params_);
+      f.type_stride = type_stride_;
+      f.fx = raw(a.fx);
+      f.fy = raw(a.fy);
+      f.fz = raw(a.fz);
+      f.pe = raw(a.pe);
+      f.virial = raw(a.virial);
+      f.accumulate = accumulate;
+      for (int k = 0; k < 6; ++k) f.tensor[k] = tensor[k];
+      launch(a, some, f);
+    }
+  }
+
+  // One thread per local atom, or per atom of `some`.
+  template <class F>
+  void launch(const DeviceAtoms& a, const dvec<int>* some, const F& f) const {
     if (some)
-      for_each_index(stream_, static_cast<int>(some->size()),
-                     detail::OverAtoms<detail::PackedPairForce<Pot, Real, kTensor>>{raw(*some), f});
+      for_each_index(stream_, static_cast<int>(some->size()), detail::OverAtoms<F>{raw(*some), f});
     else
       for_each_index(stream_, a.nlocal, f);
   }
 
-  dvec<PackedDouble>& packed_for(double) const { return packed_double_; }
-  dvec<PackedFloat>& packed_for(float) const { return packed_float_; }
-
   DeviceStream stream_;
   int type_stride_;
   dvec<Params> params_;
-  // Each step's packed positions (rows only), kept from step to step.
-  mutable dvec<PackedDouble> packed_double_;
-  mutable dvec<PackedFloat> packed_float_;
+  // Mixed precision's packed positions of each step (rows only), kept from
+  // step to step.
+  mutable dvec<PackedFloat> packed_;
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

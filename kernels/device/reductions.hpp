@@ -5,7 +5,16 @@
 // so they are the same bits on every GPU and thread count (and the CPU's,
 // for the same per-atom values).
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/transform_reduce.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#include <cub/device/device_reduce.cuh>
+#endif
 
 #include "device/device_atoms.hpp"
 #include "device/neighbor_lists.hpp"
@@ -53,6 +62,29 @@ T reduce_over_locals(const DeviceStream& s, int n, const F& f, T init, Op op) {
                                   init, op);
 }
 
+// f(0), ..., f(n - 1) folded by `op` from `init` into *out, in device
+// memory, queued on `s` with no wait of the host. On a GPU, CUB's
+// block-wide reduction (two launches; `temp` is its scratch, kept from call
+// to call); on the OpenMP system, where device memory is the host's, the
+// same fold written through the pointer. `op` must be exact in any order
+// (a minimum, a maximum): the two systems fold in different orders.
+template <class T, class F, class Op>
+void reduce_into(const DeviceStream& s, int n, const F& f, T init, Op op, T* out, dvec<std::uint8_t>& temp) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  const auto in = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), f);
+  std::size_t bytes = 0;
+  cudaError_t rc = cub::DeviceReduce::Reduce(nullptr, bytes, in, out, n, op, init, s.stream);
+  if (rc == cudaSuccess) {
+    if (bytes > temp.size()) resize(s, temp, bytes);
+    rc = cub::DeviceReduce::Reduce(raw(temp), bytes, in, out, n, op, init, s.stream);
+  }
+  if (rc != cudaSuccess) throw std::runtime_error(std::string("device reduction: ") + cudaGetErrorString(rc));
+#else
+  (void)temp;
+  *out = reduce_over_locals(s, n, f, init, op);
+#endif
+}
+
 }  // namespace detail
 
 // Largest squared displacement of a local atom since the list was built
@@ -95,40 +127,19 @@ struct MergeMotion {
 };
 }  // namespace detail
 namespace detail {
-// Stage 1: thread t merges atoms t, t + nt, t + 2 nt, ... (a warp's reads
-// coalesce); stage 2 does the same over stage 1's partials; one thread
-// merges the last few and writes the record.
-struct MotionPartials {
-  MotionOf f;
-  int n, nt;
-  MotionCheck* out;
-  TESSERA_HD void operator()(int t) const {
-    MotionCheck m{n, 0.0};
-    for (int i = t; i < n; i += nt) m = MergeMotion{}(m, f(i));
-    out[t] = m;
-  }
-};
-struct MergePartials {
-  const MotionCheck* in;
-  int n, nt, nlocal;
-  MotionCheck* out;
-  TESSERA_HD void operator()(int t) const {
-    MotionCheck m{nlocal, 0.0};
-    for (int i = t; i < n; i += nt) m = MergeMotion{}(m, in[i]);
-    out[t] = m;
-  }
-};
+// Writes the record from the reduction's one result (the device's half of
+// MotionGuard::queue): the first bad atom as it is at this step, kept only if
+// no earlier step tripped the guard.
 struct KeepFirstBad {
   const MotionCheck* in;
-  int n, nlocal;
+  int nlocal;
   long step;
   bool displacement;
   const AtomId* id;
   const double *x, *y, *z, *vx, *vy, *vz;
   GuardRecord* record;
   TESSERA_HD void operator()(int) const {
-    MotionCheck m{nlocal, 0.0};
-    for (int i = 0; i < n; ++i) m = MergeMotion{}(m, in[i]);
+    const MotionCheck m = *in;
     GuardRecord& r = *record;
     if (displacement) r.max_disp_sq = m.max_disp_sq;
     if (r.step >= 0 || m.first_bad >= nlocal) return;
@@ -151,24 +162,18 @@ class MotionGuard {
   void queue(const DeviceStream& s, const DeviceAtoms& a, const DeviceNeighborList& nl, double speed_sq, long step,
              bool displacement) {
     const int n = a.nlocal;
-    const int per_thread = (n + kAtomsPerThread - 1) / kAtomsPerThread;
-    const int n1 = per_thread < 1 ? 1 : (per_thread < kThreads ? per_thread : kThreads);
-    const int n2 = n1 < kMergers ? n1 : kMergers;
     if (record_.empty()) {
       resize(s, record_, 1);
       const std::vector<GuardRecord> none(1);
       to_device(s, none, record_);
+      resize(s, merged_, 1);
     }
-    resize(s, partials_, static_cast<std::size_t>(n1 + n2));
-    MotionCheck* p1 = raw(partials_);
-    MotionCheck* p2 = p1 + n1;
     const detail::MotionOf f{
         detail::BadAtomIndex{raw(a.x), raw(a.y), raw(a.z), raw(a.vx), raw(a.vy), raw(a.vz), speed_sq, n},
         detail::DisplacementSq{raw(a.x), raw(a.y), raw(a.z), raw(nl.x0), raw(nl.y0), raw(nl.z0)}, displacement};
-    for_each_index(s, n1, detail::MotionPartials{f, n, n1, p1});
-    for_each_index(s, n2, detail::MergePartials{p1, n1, n2, n, p2});
+    detail::reduce_into(s, n, f, MotionCheck{n, 0.0}, detail::MergeMotion{}, raw(merged_), temp_);
     for_each_index(s, 1,
-                   detail::KeepFirstBad{p2, n2, n, step, displacement, raw(a.id), raw(a.x), raw(a.y), raw(a.z),
+                   detail::KeepFirstBad{raw(merged_), n, step, displacement, raw(a.id), raw(a.x), raw(a.y), raw(a.z),
                                         raw(a.vx), raw(a.vy), raw(a.vz), raw(record_)});
   }
   // The record, once what `s` queued has run: the host's one wait.
@@ -179,13 +184,8 @@ class MotionGuard {
   }
 
  private:
-  // Stage 1: up to enough threads to fill a large GPU, at least 16 atoms
-  // each, so its partials (16 bytes) cost at most 1 byte per atom; few
-  // enough partials that stage 2 and the last thread are short.
-  static constexpr int kThreads = 1 << 18;
-  static constexpr int kAtomsPerThread = 16;
-  static constexpr int kMergers = 512;
-  dvec<MotionCheck> partials_;
+  dvec<MotionCheck> merged_;  // the reduction's result
+  dvec<std::uint8_t> temp_;   // its scratch (GPU only)
   dvec<GuardRecord> record_;
   std::vector<GuardRecord> host_;
 };

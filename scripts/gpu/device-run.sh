@@ -47,8 +47,9 @@
 #                    profile's kernels by name
 #   peers.log        peers/run.sh's output
 #   sanitizer.log    memcheck, then racecheck
-#   gpu-figures.csv  rows to append to benchmarks/results/gpu-figures.csv
-#                    (no header): Tessera's benchmarks and the peers'
+#   gpu-figures.csv  figure rows (no header): Tessera's benchmarks (backend
+#                    cuda, for benchmarks/results/gpu-figures.csv) and the
+#                    peers'
 #
 # Environment: OUT (default /tmp/tessera-gpu-out), BUDGET_S (seconds for the
 # whole script, unpacking included; default 420, so that the call ends
@@ -200,12 +201,22 @@ write_results() {
       echo "$peers_summary"
     fi
     if [[ -s $OUT/gpu-figures.csv ]]; then
+      # The plan reads cpu and cuda rows only (src/plan/figures.cpp refuses
+      # any other backend), so the peers' rows are listed apart.
       echo
-      echo "Rows for benchmarks/results/gpu-figures.csv (gpu-figures.csv beside this file; append them there with this file):"
+      echo "Rows for benchmarks/results/gpu-figures.csv (append them there with this file):"
       echo
       echo '```csv'
-      cat "$OUT/gpu-figures.csv"
+      awk -F, '$4 == "cuda" || $4 == "cpu"' "$OUT/gpu-figures.csv"
       echo '```'
+      if awk -F, '$4 != "cuda" && $4 != "cpu" { found = 1 } END { exit !found }' "$OUT/gpu-figures.csv"; then
+        echo
+        echo "The peers' rows (same columns, the engine as backend; for the results file, not for gpu-figures.csv):"
+        echo
+        echo '```csv'
+        awk -F, '$4 != "cuda" && $4 != "cpu"' "$OUT/gpu-figures.csv"
+        echo '```'
+      fi
     fi
   } >"$results_tmp"
   mv -f "$results_tmp" "$results"

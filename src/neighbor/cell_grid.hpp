@@ -52,6 +52,21 @@ struct CellGrid {
   int count() const { return n[0] * n[1] * n[2]; }
 };
 
+// How many cells out a list search reaches, for `natoms` atoms (ghosts
+// included) over the region [lo, hi): cells reach/2 wide (2) waste less of
+// the searched volume on corners than cells reach wide (1), but only pay when
+// a cell holds atoms enough; at fewer than one atom per half-width cell (a
+// WCA melt: 0.37), the per-row overhead of 25 short rows costs more than
+// scanning the 9 rows of wider cells (benchmarks/NOTES.md, chain race). The
+// CPU's builder (verlet_builder.cpp) and the device's
+// (kernels/device/neighbor_build.hpp) both ask it.
+inline int reach_in_cells(int natoms, const double lo[3], const double hi[3], double reach) {
+  constexpr double kFineCellAtoms = 1.0;
+  const double volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  const double half = 0.5 * reach;
+  return volume > 0 && natoms / volume * half * half * half >= kFineCellAtoms ? 2 : 1;
+}
+
 // Atoms grouped by cell: the atoms of cell c are atoms[start[c] .. start[c+1]),
 // in increasing atom index (a stable counting sort), so list order and hence
 // force summation order are deterministic.

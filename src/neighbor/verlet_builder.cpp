@@ -9,19 +9,7 @@
 namespace tessera {
 
 namespace {
-// How many cells out the search reaches: cells reach/2 wide (2) waste less
-// of the searched volume on corners than cells reach wide (1), but only pay
-// when a cell holds atoms enough; at fewer than kFineCellAtoms per half-width
-// cell (a WCA melt: 0.37), the per-row overhead of 25 short rows costs more
-// than scanning the 9 rows of wider cells (benchmarks/NOTES.md, chain race).
 constexpr int kMaxReach = 2;
-constexpr double kFineCellAtoms = 1.0;
-
-int reach_in_cells(int natoms, const double lo[3], const double hi[3], double reach) {
-  const double volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-  const double half = 0.5 * reach;
-  return volume > 0 && natoms / volume * half * half * half >= kFineCellAtoms ? 2 : 1;
-}
 
 // Per-axis distance from coordinate v (in cell c) to the cells c-r .. c+r,
 // squared, shrunk by a hair so that rounding in the cell bounds never prunes

@@ -57,11 +57,11 @@ DeviceBytes estimated_device_bytes(const std::string& layout, double local, doub
     b.per_ghost = ghost_bytes() + 4 + 6.6;
   } else {
     const double stride = std::max(64.0, std::ceil(1.15 * neighbours * 1.125) + 8);
-    // + 32: each step's packed positions, 32 bytes in double (16 in mixed;
-    // the plan counts the larger), of every atom and ghost.
-    b.per_local = atom_bytes() + 4 + 4 + 32 + 32;
+    // + 16: mixed precision's packed positions of every atom and ghost
+    // (counted in either precision, so the plan's figure is the larger).
+    b.per_local = atom_bytes() + 4 + 4 + 32 + 16;
     b.list_per_local = 4 * stride;
-    b.per_ghost = ghost_bytes() + 32 + 32;
+    b.per_ghost = ghost_bytes() + 32 + 16;
   }
   if (molecular_fields_on()) {
     b.per_local += 24 + 8;
