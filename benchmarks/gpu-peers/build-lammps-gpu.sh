@@ -67,8 +67,15 @@ OPTS_COMMON=(
   -D GPU_ARCH="$GPU_ARCH"
   -D CUDA_TOOLKIT_ROOT_DIR="$CUDA_HOME"
   -D BIN2C="$CUDA_HOME/bin/bin2c"
-  # nvcc 13 marks double4 deprecated (use double4_16a/32a); 61 kernels x dozens of lines of that warning
-  -D CUDA_NVCC_FLAGS=-diag-suppress=1444
+  # nvcc 13 marks double4 deprecated (use double4_16a/32a); 61 kernels x dozens of lines of that warning.
+  # LAL_USE_OLD_NEIGHBOR, in the kernels and in lib/gpu's host code alike:
+  # lal_neighbor_gpu.cu turns it on for CUDA 11.2 and later 11.x only
+  # ("incorrect results in CUDA >= 11.2"), so CUDA 13 got the newer GPU list
+  # build, whose first kernel launch failed on an H200 with driver error 1
+  # (CUDA_ERROR_INVALID_VALUE) while `-pk gpu 1 neigh no` ran
+  # (benchmarks/results/gpu-2026-11-28-h200.md). Not yet tried on a GPU.
+  -D "CUDA_NVCC_FLAGS=-diag-suppress=1444;-DLAL_USE_OLD_NEIGHBOR"
+  -D CMAKE_CXX_FLAGS=-DLAL_USE_OLD_NEIGHBOR
 )
 KEY="$(printf '%s\n' "$DEB_VERSION" "$(sha256sum "$PATCH" | cut -c1-16)" "${OPTS_COMMON[*]}" "$("$CUDA_HOME/bin/nvcc" --version | tail -1)" | sha256sum | cut -c1-16)"
 
