@@ -9,11 +9,13 @@
 // bisection, the nearest image taken among equal ids (all adjacent, in
 // index order, so ties go to the lowest index as on the CPU).
 // A bond or angle that cannot be computed (a partner beyond the ghosts, a
-// broken FENE bond) leaves a code in a per-atom array; failure() finds the
-// first such atom (one search and a read by the host, at every check).
+// broken FENE bond), or a FENE bond clamped as LAMMPS clamps it, leaves a
+// code in a per-atom array. queue_check() folds the codes on the device
+// into two records, the first failure and the first clamped bond with a
+// count of the steps after it, and the host reads them with the motion
+// guard's record (Simulation::settle_motion): a step waits for none of it.
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
-#include <thrust/find.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 
@@ -29,6 +31,7 @@
 #include "device/device_force.hpp"
 #include "device/neighbor_lists.hpp"
 #include "device/pair_forces.hpp"
+#include "device/reductions.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -133,16 +136,91 @@ inline BondedOut bonded_out(DeviceAtoms& a, const PassOptions& opt) {
   return o;
 }
 
-// A failure code: 0 none; else kind (1: partner missing, 2: bond broken),
-// the slot and, for a broken bond, the partner's index + 1.
-enum : int { kMissing = 1, kBroken = 2 };
+// An atom's code: 0 none; else kind (1: partner missing, 2: bond broken,
+// 3: bond clamped), the slot, which partner of an angle, and the partner's
+// index + 1 (for a missing one, its nearest copy's, or 0).
+enum : int { kMissing = 1, kBroken = 2, kClamped = 3 };
 TESSERA_HD inline AtomId failure_code(int kind, int slot, int which, int j) {
   return static_cast<AtomId>(kind) | (static_cast<AtomId>(slot) << 2) | (static_cast<AtomId>(which) << 6) |
          (static_cast<AtomId>(j + 1) << 8);
 }
+TESSERA_HD inline int code_kind(AtomId c) { return static_cast<int>(c & 3); }
+TESSERA_HD inline int code_slot(AtomId c) { return static_cast<int>((c >> 2) & 15); }
+TESSERA_HD inline int code_which(AtomId c) { return static_cast<int>((c >> 6) & 1); }
+TESSERA_HD inline int code_partner(AtomId c) { return static_cast<int>(c >> 8) - 1; }
+// A failure replaces a clamp in the atom's code; a clamp fills only an empty code.
+TESSERA_HD inline void note_failure(AtomId& code, AtomId c) {
+  if (code == 0 || code_kind(code) == kClamped) code = c;
+}
 
-struct NonZero {
-  TESSERA_HD bool operator()(AtomId c) const { return c != 0; }
+// The first atom (lowest index) with a failure and the first with a clamped
+// bond, n for none: both minima, exact in any order.
+struct CodeCheck {
+  int first_failure;
+  int first_clamped;
+};
+struct CodeCheckOf {
+  const AtomId* code;
+  int n;
+  TESSERA_HD CodeCheck operator()(int i) const {
+    const AtomId c = code[i];
+    if (c == 0) return {n, n};
+    return code_kind(c) == kClamped ? CodeCheck{n, i} : CodeCheck{i, n};
+  }
+};
+struct MergeCodeCheck {
+  TESSERA_HD CodeCheck operator()(const CodeCheck& a, const CodeCheck& b) const {
+    return {a.first_failure < b.first_failure ? a.first_failure : b.first_failure,
+            a.first_clamped < b.first_clamped ? a.first_clamped : b.first_clamped};
+  }
+};
+
+// A failure or a clamp as found, kept on the device until the host reads
+// it: everything the message needs, since by then the atoms have moved and
+// may have been sorted.
+struct BondedEvent {
+  long step = -1;  // -1: none
+  long later = 0;  // a clamp's: how many later steps had one, the last being `last`
+  long last = -1;
+  AtomId code = 0, id = 0, a = 0, b = 0;  // the atom's code and id; its bond's or angle's partners
+  int type = 0;                           // the bond's type, or the angle's info word
+  double length = -1;                     // to the code's partner copy, or -1
+};
+
+// One thread, after the fold of a step's codes: the first failure of the
+// run and the first clamp since the host's last read, each kept as found.
+template <class Body>
+struct KeepFirstEvents {
+  const CodeCheck* in;
+  int n;
+  long step;
+  const AtomId* code;
+  const AtomId* id;
+  MolecularArrays m;
+  const double *x, *y, *z;
+  BondedEvent* events;  // [0] failure, [1] clamp
+  TESSERA_HD void describe(int i, BondedEvent& e) const {
+    e.step = step;
+    e.code = code[i];
+    e.id = id[i];
+    Body::describe(m, i, e.code, e);
+    const int j = code_partner(e.code);
+    if (j >= 0) {
+      const double dx = x[i] - x[j], dy = y[i] - y[j], dz = z[i] - z[j];
+      e.length = sqrt(dx * dx + dy * dy + dz * dz);
+    }
+  }
+  TESSERA_HD void operator()(int) const {
+    const CodeCheck c = *in;
+    if (c.first_failure < n && events[0].step < 0) describe(c.first_failure, events[0]);
+    if (c.first_clamped >= n) return;
+    if (events[1].step < 0) {
+      describe(c.first_clamped, events[1]);
+    } else {
+      ++events[1].later;
+      events[1].last = step;
+    }
+  }
 };
 
 // One thread per local atom: Body::sum adds the atom's bonds or angles
@@ -168,6 +246,12 @@ struct BondedKernel {
 
 // BondForce's body (src/bonded/bonded_forces.hpp).
 struct BondSlots {
+  // The bond of the code's slot, for the host's message.
+  TESSERA_HD static void describe(const MolecularArrays& m, int i, AtomId code, BondedEvent& e) {
+    const int b = code_slot(code);
+    e.a = m.bond_atom[b][i];
+    e.type = m.bond_type[b][i];
+  }
   template <class K>
   TESSERA_HD static AtomId sum(const K& k, int i, BondedSums& s) {
     using Style = typename K::StyleType;
@@ -177,14 +261,15 @@ struct BondSlots {
       const int j = k.map.partner(k.m.bond_atom[b][i], x[i], y[i], z[i]);
       if (j < 0) {
         // The nearest copy beyond the reach, if any, for the message.
-        if (code == 0) code = failure_code(kMissing, b, 0, k.map.nearest(k.m.bond_atom[b][i], x[i], y[i], z[i]));
+        note_failure(code, failure_code(kMissing, b, 0, k.map.nearest(k.m.bond_atom[b][i], x[i], y[i], z[i])));
         continue;
       }
       const Vec3<double> d{x[i] - x[j], y[i] - y[j], z[i] - z[j]};
       Vec3<double> f;
       double eh, wh;
-      if (bond_force_on_self<Style>(d, k.params[k.m.bond_type[b][i]], f, eh, wh) == BondStatus::kBroken && code == 0)
-        code = failure_code(kBroken, b, 0, j);
+      const BondStatus status = bond_force_on_self<Style>(d, k.params[k.m.bond_type[b][i]], f, eh, wh);
+      if (status == BondStatus::kBroken) note_failure(code, failure_code(kBroken, b, 0, j));
+      if (status == BondStatus::kStretched && code == 0) code = failure_code(kClamped, b, 0, j);
       s.f[0] += f.x, s.f[1] += f.y, s.f[2] += f.z;
       s.e += eh, s.w += wh;
       if (k.out.with_tensor) {
@@ -198,6 +283,13 @@ struct BondSlots {
 
 // AngleForce's body.
 struct AngleSlots {
+  // The angle of the code's slot, for the host's message.
+  TESSERA_HD static void describe(const MolecularArrays& m, int i, AtomId code, BondedEvent& e) {
+    const int g = code_slot(code);
+    e.a = m.angle_a[g][i];
+    e.b = m.angle_b[g][i];
+    e.type = m.angle_info[g][i];
+  }
   template <class K>
   TESSERA_HD static AtomId sum(const K& k, int i, BondedSums& s) {
     using Style = typename K::StyleType;
@@ -208,7 +300,7 @@ struct AngleSlots {
       const int ja = k.map.partner(k.m.angle_a[g][i], x[i], y[i], z[i]);
       const int jb = k.map.partner(k.m.angle_b[g][i], x[i], y[i], z[i]);
       if (ja < 0 || jb < 0) {
-        if (code == 0) code = failure_code(kMissing, g, ja < 0 ? 0 : 1, -1);
+        note_failure(code, failure_code(kMissing, g, ja < 0 ? 0 : 1, -1));
         continue;
       }
       const int k1 = role == 0 ? i : ja, k2 = role == 1 ? i : (role == 0 ? ja : jb), k3 = role == 2 ? i : jb;
@@ -288,31 +380,42 @@ class DeviceBondedBase : public DeviceForce {
     else
       for_each_index(stream_, a.nlocal, k);
   }
-  // The first atom whose code is not 0, or -1 (reads the device).
-  long first_failure(const DeviceAtoms& a) const {
-    if (status_.size() < static_cast<std::size_t>(a.nlocal) || a.nlocal == 0) return -1;
-    synchronize(stream_);
-    const auto it = thrust::find_if(policy(stream_), status_.begin(), status_.begin() + a.nlocal, detail::NonZero{});
-    synchronize(stream_);
-    const long i = static_cast<long>(it - status_.begin());
-    return i < a.nlocal ? i : -1;
-  }
-  // One element of a device array, read by the host.
-  template <class T>
-  T read_one(const T* p, long i) const {
-    synchronize(stream_);
-    T v;
-    thrust::copy(thrust::device_pointer_cast(p) + i, thrust::device_pointer_cast(p) + i + 1, &v);
-    return v;
-  }
   AtomId* status(const DeviceAtoms& a) const {
     resize(stream_, status_, static_cast<std::size_t>(a.nlocal));
     return raw(status_);
+  }
+  // The fold of the codes the last computation left (queue_check) and the
+  // records it keeps, on the stream; the first call makes the records.
+  template <class Body>
+  void queue_events(const DeviceAtoms& a, long step) const {
+    const int n = a.nlocal;
+    if (n == 0 || status_.size() < static_cast<std::size_t>(n)) return;
+    if (events_.empty()) {
+      resize(stream_, events_, 2);
+      to_device(stream_, std::vector<detail::BondedEvent>(2), events_);
+      resize(stream_, check_, 1);
+    }
+    detail::reduce_into(stream_, n, detail::CodeCheckOf{raw(status_), n}, detail::CodeCheck{n, n},
+                        detail::MergeCodeCheck{}, raw(check_), temp_);
+    for_each_index(stream_, 1,
+                   detail::KeepFirstEvents<Body>{raw(check_), n, step, raw(status_), raw(a.id), device_molecular(a),
+                                                 raw(a.x), raw(a.y), raw(a.z), raw(events_)});
+  }
+  // The records, once the stream has run (one wait); the clamp's is cleared.
+  std::vector<detail::BondedEvent> read_events() const {
+    if (events_.empty()) return {};
+    to_host(stream_, events_, 2, host_events_);
+    if (host_events_[1].step >= 0) write_element(stream_, events_, 1, detail::BondedEvent{});
+    return host_events_;
   }
 
   std::shared_ptr<const DeviceIdMap> map_;
   DeviceStream stream_;
   mutable dvec<AtomId> status_;
+  mutable dvec<detail::CodeCheck> check_;       // the fold's result
+  mutable dvec<std::uint8_t> temp_;             // its scratch (GPU only)
+  mutable dvec<detail::BondedEvent> events_;    // [0] the run's first failure, [1] the first clamp since the last read
+  mutable std::vector<detail::BondedEvent> host_events_;
 };
 
 // A bond or angle style's force: Body (BondSlots, AngleSlots) over the locals, the
@@ -334,16 +437,19 @@ class DeviceBondedOf : public DeviceBondedBase {
     launch(a, some, k);
   }
   bool may_fail() const override { return true; }
-  std::string failure(const DeviceAtoms& a) const final {
-    const long i = this->first_failure(a);
-    if (i < 0) return {};
-    return explain(a, device_molecular(a), i, this->read_one(raw(status_), i), this->read_one(raw(a.id), i));
+  void queue_check(const DeviceAtoms& a, long step) const final { this->template queue_events<Body>(a, step); }
+  Report read_report() const final {
+    Report r;
+    const std::vector<detail::BondedEvent> e = this->read_events();
+    if (e.empty()) return r;
+    if (e[0].step >= 0) r.failure = {e[0].step, explain(e[0])};
+    if (e[1].step >= 0) r.warning = {e[1].step, explain(e[1])};
+    return r;
   }
 
  protected:
-  // Why atom i (id `id`) left failure code `code`.
-  virtual std::string explain(const DeviceAtoms& a, const MolecularArrays& m, long i, AtomId code,
-                              AtomId id) const = 0;
+  // The host's words for an event (Force::failure's and Force::warning's).
+  virtual std::string explain(const detail::BondedEvent& e) const = 0;
   double reach_;
   dvec<typename Style::Params> params_;
 };
@@ -357,20 +463,15 @@ class DeviceBondForce final : public DeviceBondedOf<Style, detail::BondSlots> {
   using Base::Base;
 
  private:
-  std::string explain(const DeviceAtoms& a, const MolecularArrays& m, long i, AtomId code,
-                      AtomId id) const override {
-    const int b = static_cast<int>((code >> 2) & 15);
-    const AtomId partner = this->read_one(m.bond_atom[b], i);
-    const int type = this->read_one(m.bond_type[b], i);
-    const long j = static_cast<long>((code >> 8) - 1);  // the partner's copy, or -1
-    double r2 = 0;
-    for (const dvec<double>* c : {&a.x, &a.y, &a.z}) {
-      const double dc = j < 0 ? 0.0 : this->read_one(raw(*c), i) - this->read_one(raw(*c), j);
-      r2 += dc * dc;
+  std::string explain(const detail::BondedEvent& e) const override {
+    switch (detail::code_kind(e.code)) {
+      case detail::kMissing:
+        return missing_bond_partner(Style::name, e.id, e.a, e.type, reach_, e.length);
+      case detail::kBroken:
+        return broken_bond(Style::name, e.id, e.a, e.type, e.length);
+      default:
+        return stretched_bond(Style::name, e.id, e.a, e.type, e.length, e.later, e.last);
     }
-    if ((code & 3) == detail::kMissing)
-      return missing_bond_partner(Style::name, id, partner, type, reach_, j < 0 ? -1.0 : std::sqrt(r2));
-    return broken_bond(Style::name, id, partner, type, std::sqrt(r2));
   }
 };
 
@@ -383,11 +484,9 @@ class DeviceAngleForce final : public DeviceBondedOf<Style, detail::AngleSlots> 
   using Base::Base;
 
  private:
-  std::string explain(const DeviceAtoms&, const MolecularArrays& m, long i, AtomId code, AtomId id) const override {
-    const int g = static_cast<int>((code >> 2) & 15), which = static_cast<int>((code >> 6) & 1);
-    const AtomId pa = this->read_one(m.angle_a[g], i), pb = this->read_one(m.angle_b[g], i);
-    const int info = this->read_one(m.angle_info[g], i);
-    return missing_angle_partner(id, angle_type_of(info), pa, pb, which ? pb : pa, reach_);
+  std::string explain(const detail::BondedEvent& e) const override {
+    return missing_angle_partner(e.id, angle_type_of(e.type), e.a, e.b, detail::code_which(e.code) ? e.b : e.a,
+                                 reach_);
   }
 };
 

@@ -38,13 +38,29 @@ class DeviceForce {
   // Whether it can run over a cluster list (neighbor.layout: clusters), or
   // needs rows.
   virtual bool over_clusters() const { return true; }
-  // As Force::may_fail and Force::failure, for the last computation over
-  // atoms `a` (failure reads the device).
+  // As Force::may_fail: whether the checks below have anything to say.
   virtual bool may_fail() const { return false; }
-  virtual std::string failure(const DeviceAtoms& a) const {
+  // Queued on the compute stream after step `step`'s computation over `a`:
+  // what it found that stops the run or deserves a warning (Force::failure,
+  // Force::warning), folded into records kept on the device. No wait of
+  // the host: read_report() reads the records, where the host reads the
+  // motion guard's.
+  virtual void queue_check(const DeviceAtoms& a, long step) const {
     (void)a;
-    return {};
+    (void)step;
   }
+  // What was found, with the step it was found at (-1: nothing), in the
+  // words of Force::failure and Force::warning: the run's first failure,
+  // and the first warning since the last read (with how many later steps
+  // had one too), which the read clears. Reads the device.
+  struct Event {
+    long step = -1;
+    std::string text;
+  };
+  struct Report {
+    Event failure, warning;
+  };
+  virtual Report read_report() const { return {}; }
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

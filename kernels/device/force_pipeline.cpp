@@ -3,6 +3,8 @@
 // g++ for Thrust's OpenMP system in tessera_device_omp (tests/device).
 #include "device/force_pipeline.hpp"
 
+#include <algorithm>
+
 #include "device/device_ghosts.hpp"
 #include "device/neighbor_build.hpp"
 #include "device/reductions.hpp"
@@ -26,7 +28,8 @@ DeviceForcePipeline::DeviceForcePipeline(const SubDomain& sd, double reach,
       overlap_(s, halo),
       sums_(std::make_unique<OrderedSums>()) {
   if (forces_.empty()) throw std::invalid_argument("DeviceForcePipeline: no force to compute");
-  for (const auto& f : forces_) single_pass_ = single_pass_ && f->passes() == 1 && f->splits();
+  while (split_forces_ < forces_.size() && forces_[split_forces_]->passes() == 1 && forces_[split_forces_]->splits())
+    ++split_forces_;
   list_.stride = opt.initial_stride;
   list_.clustered = opt.clusters;
   list_.clusters.stride = opt.initial_stride;
@@ -85,13 +88,16 @@ double DeviceForcePipeline::max_displacement_sq() const {
   return device::max_displacement_sq(stream_, atoms_, list_);
 }
 
-std::string DeviceForcePipeline::failure() const {
+void DeviceForcePipeline::queue_checks(long step) const {
   for (const auto& f : forces_)
-    if (f->may_fail()) {
-      std::string why = f->failure(atoms_);
-      if (!why.empty()) return why;
-    }
-  return {};
+    if (f->may_fail()) f->queue_check(atoms_, step);
+}
+
+std::vector<DeviceForce::Report> DeviceForcePipeline::read_reports() const {
+  std::vector<DeviceForce::Report> out;
+  for (const auto& f : forces_)
+    if (f->may_fail()) out.push_back(f->read_report());
+  return out;
 }
 
 DeviceSums DeviceForcePipeline::sums() const { return sums_->thermo(stream_, atoms_); }
@@ -102,20 +108,22 @@ TensorSums DeviceForcePipeline::tensor_sums() const {
   return sums_->tensor(stream_, atoms_, w);
 }
 
-void DeviceForcePipeline::run_list(const dvec<int>* some, const Forward& forward) {
+void DeviceForcePipeline::run_list(const dvec<int>* some, const Forward& forward, std::size_t first,
+                                   std::size_t last) {
   PassOptions opt;
   if (virial_tensor_)
     for (int c = 0; c < 6; ++c) {
       resize(stream_, tensor_[c], static_cast<std::size_t>(atoms_.nlocal));  // a no-op but at rebuilds
       opt.tensor[c] = raw(tensor_[c]);
     }
-  for (const auto& f : forces_) {
-    for (int p = 0; p < f->passes(); ++p) {
+  for (std::size_t k = first; k < std::min(last, forces_.size()); ++k) {
+    const DeviceForce& f = *forces_[k];
+    opt.accumulate = k > 0;
+    for (int p = 0; p < f.passes(); ++p) {
       if (p > 0)
-        for (const std::string& q : f->forwarded_after(p - 1)) forward(q, stream_);
-      f->compute(p, atoms_, list_, some, opt_.mixed, opt);
+        for (const std::string& q : f.forwarded_after(p - 1)) forward(q, stream_);
+      f.compute(p, atoms_, list_, some, opt_.mixed, opt);
     }
-    opt.accumulate = true;
   }
 }
 

@@ -95,26 +95,32 @@ class DeviceForcePipeline {
   // once it has landed. Each atom's sums are those of compute_forces(), bit
   // for bit. A cluster list splits by rows: those that read no ghost first.
   // A force of several passes reads ghosts' intermediates in its later
-  // passes, and a bonded force reads partners its list does not name, so a
-  // list with either runs after the refresh, unsplit.
+  // passes, and a bonded force reads partners its list does not name: only
+  // the forces of one pass that split, ahead of any that does not in the
+  // list (the pair style ahead of bonds, angles and the special-pair
+  // correction), run split; the rest follow the outer atoms, over all
+  // atoms. Each atom still takes its forces in list order.
   template <class Refresh>
   void refresh_and_compute(Refresh&& refresh, const Forward& forward) {
     const bool c = list_.clustered;
     positions_ready_.after(stream_, halo_stream_);  // the step's positions, before the forces are queued
-    if (!single_pass_) {
+    if (split_forces_ == 0) {
       refresh(halo_stream_);
       halo_landed_.after(halo_stream_, stream_);
       return run_list(nullptr, forward);
     }
     overlap_.interior_start();
-    run_list(c ? &list_.clusters.inner : &list_.inner, forward);
+    run_list(c ? &list_.clusters.inner : &list_.inner, forward, 0, split_forces_);
     overlap_.interior_end();
     overlap_.halo_start();
     refresh(halo_stream_);
     overlap_.halo_end();
     halo_landed_.after(halo_stream_, stream_);
-    run_list(c ? &list_.clusters.outer : &list_.outer, forward);
+    run_list(c ? &list_.clusters.outer : &list_.outer, forward, 0, split_forces_);
+    run_list(nullptr, forward, split_forces_, forces_.size());
   }
+  // How many forces, from the list's first, run split (refresh_and_compute).
+  std::size_t split_forces() const { return split_forces_; }
   // One rank: the periodic images, then the forces in one launch. The
   // images are a copy on this device, with nothing in flight to hide, and
   // the split would only halve the blocks of each force launch. `split`:
@@ -127,10 +133,11 @@ class DeviceForcePipeline {
   bool moved_too_far(double skin) const { return max_displacement_sq() > 0.25 * skin * skin; }
   double max_displacement_sq() const;
   DeviceSums sums() const;
-  // The first failure of the last forces, in list order (DeviceForce::
-  // failure), or "" when none: reads the device, and only forces that may
-  // fail are asked.
-  std::string failure() const;
+  // The forces' checks of step `step` (DeviceForce::queue_check), queued
+  // with no wait; and what they found, force by force in list order, for
+  // those that may fail (DeviceForce::read_report, which reads the device).
+  void queue_checks(long step) const;
+  std::vector<DeviceForce::Report> read_reports() const;
   TensorSums tensor_sums() const;
 
   DeviceAtoms& atoms() { return atoms_; }
@@ -141,10 +148,11 @@ class DeviceForcePipeline {
   const DeviceStream& stream() const { return stream_; }
 
  private:
-  // Each force's passes back to back, with its forwards between them; the
-  // first force stores, the later ones add. `some`: the atoms (or rows) to
-  // run, null for all.
-  void run_list(const dvec<int>* some, const Forward& forward);
+  // Forces [first, last) of the list, each one's passes back to back, with
+  // its forwards between them; the list's first force stores, the later
+  // ones add. `some`: the atoms (or rows) to run, null for all.
+  void run_list(const dvec<int>* some, const Forward& forward, std::size_t first = 0,
+                std::size_t last = static_cast<std::size_t>(-1));
   Forward periodic_forward();
 
   SubDomain sd_;
@@ -157,7 +165,7 @@ class DeviceForcePipeline {
   std::unique_ptr<DeviceNeighborBuilder> builder_;
   DeviceNeighborList list_;
   std::vector<std::unique_ptr<DeviceForce>> forces_;
-  bool single_pass_ = true;  // every force of the list has one pass and splits
+  std::size_t split_forces_ = 0;  // the leading forces that have one pass and split
   bool virial_tensor_ = false;
   dvec<double> tensor_[6];  // the locals' virial tensor, when asked (PassOptions::tensor)
   StreamOrder positions_ready_, halo_landed_;

@@ -67,6 +67,16 @@ struct PackedPairForce {
 
 }  // namespace detail
 
+// A pair style's parameter table holds (ntypes+1)^2 entries (row and column
+// 0 unused); throws std::invalid_argument otherwise. A function of its own
+// so the tests can ask it without instantiating a DevicePairForce, whose
+// kernels are built only in device_forces.cpp (with FMAs).
+inline void check_pair_table(int ntypes, std::size_t entries) {
+  const auto stride = static_cast<std::size_t>(ntypes) + 1;
+  if (ntypes < 1 || entries != stride * stride)
+    throw std::invalid_argument("DevicePairForce: the parameter table must have (ntypes+1)^2 entries");
+}
+
 template <class Pot>
 class DevicePairForce final : public DeviceForce {
  public:
@@ -76,8 +86,7 @@ class DevicePairForce final : public DeviceForce {
   // them (PairStyleImpl<Pot>::params() on the host).
   DevicePairForce(int ntypes, const std::vector<Params>& table, DeviceStream s)
       : stream_(s), type_stride_(ntypes + 1) {
-    if (ntypes < 1 || table.size() != static_cast<std::size_t>(type_stride_) * type_stride_)
-      throw std::invalid_argument("DevicePairForce: the parameter table must have (ntypes+1)^2 entries");
+    check_pair_table(ntypes, table.size());
     assign(stream_, params_, table);  // host -> device
   }
 

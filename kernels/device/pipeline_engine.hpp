@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "device/cluster_list.hpp"
 #include "device/device_atom_ops.hpp"
 #include "device/device_halo.hpp"
 #include "device/device_migration.hpp"
@@ -125,7 +126,7 @@ class PipelineEngine final : public DeviceEngine {
                                                        },
                                                        halo_forward(*exchange)));
   }
-  std::string force_failure() const override { return TESSERA_DEVICE_CALL("force checks", pipe_.failure()); }
+  void queue_force_checks(long step) override { TESSERA_DEVICE_CALL("force checks", pipe_.queue_checks(step)); }
   HaloOverlap halo_overlap() override {
     const HaloTimes t = TESSERA_DEVICE_CALL("halo times", pipe_.halo_times());
     return {t.halo, t.hidden};
@@ -142,7 +143,16 @@ class PipelineEngine final : public DeviceEngine {
   }
   Motion read_motion() const override {
     const device::GuardRecord r = TESSERA_DEVICE_CALL("motion guard", guard_.read(pipe_.stream()));
-    return {r.step, r.id, r.x, r.y, r.z, r.vx, r.vy, r.vz, r.max_disp_sq};
+    Motion m{r.step, r.id, r.x, r.y, r.z, r.vx, r.vy, r.vz, r.max_disp_sq};
+    // The stream has run: these reads wait for nothing.
+    for (const auto& f : TESSERA_DEVICE_CALL("force checks", pipe_.read_reports())) {
+      if (f.failure.step >= 0 && (m.failure_step < 0 || f.failure.step < m.failure_step)) {
+        m.failure_step = f.failure.step;
+        m.failure = f.failure.text;
+      }
+      if (f.warning.step >= 0) m.warnings.emplace_back(f.warning.step, f.warning.text);
+    }
+    return m;
   }
   ThermoSums sums() const override { return TESSERA_DEVICE_CALL("thermo sums", pipe_.sums()); }
   TensorSums tensor_sums() const override { return TESSERA_DEVICE_CALL("pressure tensor sums", pipe_.tensor_sums()); }

@@ -76,6 +76,17 @@ inline std::string broken_bond(const char* style, AtomId id, AtomId partner, int
                      "the bond's maximum extent",
                      style, std::min(id, partner), std::max(id, partner), type, length);
 }
+// A bond whose style clamped its energy (BondStatus::kStretched: a FENE
+// bond past sqrt(0.9) R0, LAMMPS's "FENE bond too long"), at its first
+// step; `later`: how many later steps, up to `last`, had one too.
+inline std::string stretched_bond(const char* style, AtomId id, AtomId partner, int type, double length,
+                                  long later = 0, long last = 0) {
+  return fmt::format("the {} bond between atoms {} and {} (type {}) is too long: length {:.10g}, past "
+                     "sqrt(0.9) R0, where its log term is clamped as LAMMPS's (1 - (r/R0)^2 taken as 0.1){}",
+                     style, std::min(id, partner), std::max(id, partner), type, length,
+                     later > 0 ? fmt::format("; bonds were too long at {} more steps, up to step {}", later, last)
+                               : std::string());
+}
 inline std::string missing_angle_partner(AtomId id, int type, AtomId a, AtomId b, AtomId partner, double reach) {
   return fmt::format("an angle of atom {} (type {}, with atoms {} and {}): atom {} is not within the ghosts' "
                      "reach ({:g}) of atom {}; raise neighbor.ghost_cutoff to about two bond lengths",
@@ -138,6 +149,7 @@ class BondedForceOf : public Force {
   double max_cutoff() const override { return 0; }
   bool may_fail() const override { return true; }
   std::string failure() const override { return failure_; }
+  std::string warning() const override { return warning_; }
   // The parameters by type (index 0 unused) and the shared atoms: what the
   // device twin (kernels/device/bonded_forces.hpp) is made from.
   using StyleType = Style;
@@ -147,14 +159,14 @@ class BondedForceOf : public Force {
  protected:
   std::vector<typename Style::Params> params_;
   std::shared_ptr<const BondedAtoms> atoms_;
-  mutable std::string failure_;
+  mutable std::string failure_, warning_;
 };
 
 // The bonds of style `Style` (bonded/bond_*.hpp), parameters by bond type.
 template <class Style>
 class BondForce final : public BondedForceOf<Style> {
   using Base = BondedForceOf<Style>;
-  using Base::atoms_, Base::failure_, Base::params_;
+  using Base::atoms_, Base::failure_, Base::params_, Base::warning_;
 
  public:
   using Base::Base;
@@ -165,8 +177,9 @@ class BondForce final : public BondedForceOf<Style> {
     partners_.refresh(a, map, list.builds,
                       [&](int b, long i) { return m.bond_type[b][i] != 0 ? m.bond_atom[b][i] : AtomId{0}; });
     const long n = static_cast<long>(a.nlocal);
-    long bad = n;  // the first atom whose bond cannot be computed
-#pragma omp parallel for schedule(static) reduction(min : bad)
+    long bad = n;        // the first atom whose bond cannot be computed
+    long stretched = n;  // the first atom with a bond its style clamped
+#pragma omp parallel for schedule(static) reduction(min : bad, stretched)
     for (long i = 0; i < n; ++i) {
       bonded_detail::Sums s;
       for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
@@ -178,8 +191,9 @@ class BondForce final : public BondedForceOf<Style> {
         const Vec3<double> d = bonded_detail::minus(a, static_cast<std::size_t>(i), j);
         Vec3<double> f;
         double eh, wh;
-        if (bond_force_on_self<Style>(d, params_[m.bond_type[b][i]], f, eh, wh) == BondStatus::kBroken)
-          bad = std::min(bad, i);
+        const BondStatus status = bond_force_on_self<Style>(d, params_[m.bond_type[b][i]], f, eh, wh);
+        if (status == BondStatus::kBroken) bad = std::min(bad, i);
+        if (status == BondStatus::kStretched) stretched = std::min(stretched, i);
         s.f[0] += f.x, s.f[1] += f.y, s.f[2] += f.z;
         s.e += eh, s.w += wh;
         if (opt.virial_tensor()) {
@@ -190,6 +204,7 @@ class BondForce final : public BondedForceOf<Style> {
       s.write(a, static_cast<std::size_t>(i), opt);
     }
     failure_ = bad < n ? explain(a, map, m, static_cast<std::size_t>(bad)) : std::string();
+    warning_ = stretched < n ? explain_stretched(a, map, m, static_cast<std::size_t>(stretched)) : std::string();
   }
 
  private:
@@ -211,6 +226,18 @@ class BondForce final : public BondedForceOf<Style> {
         return broken_bond(Style::name, a.id[i], partner, m.bond_type[b][i], std::sqrt(dot3(d, d)));
     }
     return fmt::format("a bond of atom {} could not be computed", a.id[i]);
+  }
+  std::string explain_stretched(const AtomStore& a, const IdMap& map, const MolecularArrays& m, std::size_t i) const {
+    for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
+      const AtomId partner = m.bond_atom[b][i];
+      const int j = atoms_->partner(map, partner, a, i);
+      if (j < 0) continue;
+      const Vec3<double> d = bonded_detail::minus(a, i, j);
+      double fb, e;
+      if (Style::eval(dot3(d, d), params_[m.bond_type[b][i]], fb, e) == BondStatus::kStretched)
+        return stretched_bond(Style::name, a.id[i], partner, m.bond_type[b][i], std::sqrt(dot3(d, d)));
+    }
+    return fmt::format("a bond of atom {} is too long", a.id[i]);
   }
 
   mutable bonded_detail::PartnerSlots<kMaxBonds> partners_;

@@ -14,8 +14,10 @@
 // the exact value (tests/unit/det_exp_test.cpp). exp(x) = +inf for
 // x > 709.78, 0 for x < -745.2, NaN for NaN.
 //
-// Requires no contraction of a * b + c into fma (-ffp-contract=off for the
-// CPU kernels; nvcc's -fmad=false when the CUDA backend uses it).
+// Gives the same bits on every backend only without contraction of a * b + c
+// into fma (-ffp-contract=off for the CPU kernels). The CUDA force kernels
+// are built with contraction (kernels/CMakeLists.txt, TESSERA_CUDA_FMA), so
+// there it is within a few ulp of the CPU's, not equal.
 #include <cstdint>
 #include <cstring>
 

@@ -54,6 +54,10 @@ class Force {
   // Why the last computation cannot go on ("" when it can), naming the
   // atoms; the step adds the step and the rank.
   virtual std::string failure() const { return {}; }
+  // What the last computation noticed that does not stop the run ("" when
+  // nothing): a FENE bond past sqrt(0.9) R0, whose log LAMMPS clamps and
+  // warns about. Asked where failure() is; the step adds the step.
+  virtual std::string warning() const { return {}; }
 };
 
 }  // namespace tessera

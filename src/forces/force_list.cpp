@@ -36,6 +36,14 @@ std::string ForceList::failure() const {
   return {};
 }
 
+std::vector<std::string> ForceList::warnings() const {
+  std::vector<std::string> out;
+  for (const auto& f : forces_)
+    if (f->may_fail())
+      if (std::string w = f->warning(); !w.empty()) out.push_back(std::move(w));
+  return out;
+}
+
 void ForceList::compute(AtomStore& atoms, const NeighborList& list, const Forward& forward,
                         double* const* tensor) const {
   PassOptions opt;

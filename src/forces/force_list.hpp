@@ -27,6 +27,8 @@ class ForceList {
   // the last computation, in list order ("" when none).
   bool may_fail() const;
   std::string failure() const;
+  // The last computation's warnings (Force::warning), in list order.
+  std::vector<std::string> warnings() const;
 
   // Every pass of every force, in order: each force's passes run back to
   // back, with forward() between them for what the force declares.

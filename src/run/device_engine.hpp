@@ -11,6 +11,7 @@
 // transport's start-up self-test, comm/halo_transport_setup.hpp).
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "atoms/atom_store.hpp"
@@ -94,10 +95,10 @@ class DeviceEngine {
   // refresh_ghosts (exchange null) or refresh_halo, then compute_forces,
   // with the forces that need no ghost computed while the ghosts move.
   virtual void refresh_and_compute(const SwapExchange* exchange) = 0;
-  // Why the last forces could not all be computed (a missing bond partner,
-  // a broken FENE bond: Force::failure), or "" when they were: the device's
-  // answer to ForceList::failure, which Simulation::check_forces asks.
-  virtual std::string force_failure() const { return {}; }
+  // The checks of the forces just computed at step `step` (a missing bond
+  // partner, a broken or clamped FENE bond: Force::failure, Force::warning),
+  // queued on the device with no wait; read_motion() reads what they found.
+  virtual void queue_force_checks(long step) { (void)step; }
   // Seconds of halo refresh over the run, and how many of them ran while
   // forces did (measured on the device).
   struct HaloOverlap {
@@ -115,11 +116,17 @@ class DeviceEngine {
   // What the guards queued so far found: the first step at which a local
   // atom tripped one (-1 if none), that atom as it was then; and the last
   // queued list check's max_displacement_sq(). One wait of the host.
+  // Read with it, what the queued force checks found: the first step whose
+  // forces could not all be computed (-1 if none) and why, and the
+  // warnings since the last read (each with the first step it concerns).
   struct Motion {
     long bad_step = -1;
     AtomId id = 0;
     double x = 0, y = 0, z = 0, vx = 0, vy = 0, vz = 0;
     double max_displacement_sq = 0;
+    long failure_step = -1;
+    std::string failure;
+    std::vector<std::pair<long, std::string>> warnings;
   };
   virtual Motion read_motion() const = 0;
   virtual ThermoSums sums() const = 0;

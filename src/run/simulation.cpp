@@ -145,15 +145,31 @@ void Simulation::add_bonded_forces(const BuiltSystem& sys) {
 }
 
 // A force that found the run unable to go on (a broken bond) stops it on
-// every rank; the rank that found it says why.
+// every rank; the rank that found it says why. What a force warns about
+// (a clamped FENE bond) is printed by the rank that found it.
 void Simulation::check_forces() const {
   if (!forces_.may_fail()) return;
-  // On a device the forces ran there: its twins hold the failure.
-  const std::string why = device_ ? device_->force_failure() : forces_.failure();
+  if (device_) {
+    // The twins fold what they found on the device; settle_motion reads it
+    // with the guard, so the step waits for nothing here.
+    device_->queue_force_checks(step_);
+    if (!motion_unread_) first_unread_step_ = step_;
+    motion_unread_ = true;
+    return;
+  }
+  for (const std::string& w : forces_.warnings()) warn(step_, w);
+  const std::string why = forces_.failure();
   if (comm_.max(why.empty() ? 0 : 1) == 0) return;
   if (why.empty()) throw SimulationError("");
   throw SimulationError(
       fmt::format("step {}: {}{}", step_, comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "", why));
+}
+
+// A warning from this rank, at once: a run that then fails has said it.
+void Simulation::warn(long step, const std::string& what) const {
+  fmt::print(stderr, "tessera: warning: step {}: {}{}\n", step,
+             comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "", what);
+  std::fflush(stderr);
 }
 
 // The global atom count and id checksums, at every rebuild: atoms must never
@@ -359,6 +375,7 @@ void Simulation::build_and_compute_forces(const CheckpointState* as_checkpointed
 void Simulation::setup() {
   timers_.start(Phase::kOther);
   build_and_compute_forces(nullptr);
+  settle_motion();  // on a device, the first forces' failure stops the setup, as on the CPU
   timers_.next(Phase::kIntegrate);
   if (device_) {
     integrator_.post_force(device_->ops(), step_, true);
@@ -469,9 +486,21 @@ void Simulation::settle_motion() const {
   motion_unread_ = false;
   const DeviceEngine::Motion m = device_->read_motion();
   if (fused_displacement_step_ == step_) fused_displacement_sq_ = m.max_displacement_sq;
-  // The rank that found the atom says which, as it was at the step it was found.
-  if (comm_.max(m.bad_step < 0 ? 0 : 1) == 0) return;
-  if (m.bad_step < 0) throw SimulationError("");
+  for (const auto& [step, w] : m.warnings) warn(step, w);
+  // What stopped the run first, as the CPU would have seen it: within a
+  // step the guard (check_motion) comes before the forces (check_forces),
+  // so a failure counts as half a step later. The ranks that found it at
+  // the first such step say which, as it was then; the others stop quietly.
+  const double never = 1e300;
+  const double bad = m.bad_step < 0 ? never : static_cast<double>(m.bad_step);
+  const double failed = m.failure_step < 0 ? never : m.failure_step + 0.5;
+  const double mine = std::min(bad, failed);
+  const double first = -comm_.max(-mine);
+  if (first == never) return;
+  if (mine != first) throw SimulationError("");
+  if (failed < bad)
+    throw SimulationError(fmt::format("step {}: {}{}", m.failure_step,
+                                      comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "", m.failure));
   const MotionLimit limit = motion_limit(deck_.neighbor.skin, forces_.max_cutoff(), deck_.integrator.dt);
   throw SimulationError(bad_motion_message(m.bad_step, comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "",
                                            m.id, m.x, m.y, m.z, m.vx, m.vy, m.vz, limit));

@@ -177,6 +177,7 @@ class Simulation {
   void rebuild();
   void add_bonded_forces(const BuiltSystem& sys);
   void check_forces() const;
+  void warn(long step, const std::string& what) const;
   std::string ghost_what() const;
   // The ghosts of the current locals: the halo's (several ranks) or the
   // periodic images.
@@ -222,8 +223,9 @@ class Simulation {
   void check_motion() const;
   // On a device the guard runs every step but is read only where its answer
   // is needed (check_motion says where): settle_motion() reads what the
-  // guards queued since the last read, and stops the run, on every rank, if
-  // one found an atom. Collective: every read of the device's state
+  // guards and the forces' checks (check_forces) queued since the last read,
+  // prints the forces' warnings, and stops the run, on every rank, if one
+  // found an atom or a failure. Collective: every read of the device's state
   // (thermo, outputs, checkpoints, a rebuild) settles it first, and those
   // are made by every rank at the same step.
   void settle_motion() const;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "backend/cpu_simd.hpp"
+#include "backend/thread_placement.hpp"
 
 namespace tessera {
 
@@ -24,6 +25,9 @@ std::string run_banner(const Simulation& sim) {
   if (d.integrator.style != IntegratorStyle::kNve)
     s += fmt::format(" T {} damping {}", d.integrator.temperature, d.integrator.damping);
   s += fmt::format("\nBackend    {}\n", sim.backend_description());
+  if (!sim.on_device())
+    s += fmt::format("Threads    {} OpenMP thread{} per rank, {}\n", omp_get_max_threads(),
+                     omp_get_max_threads() > 1 ? "s" : "", describe(thread_placement()));
   if (sim.comm().parallel()) {
     const Communicator& c = sim.comm();
     const auto counts = c.allgather(static_cast<long long>(sim.atoms().nlocal));

@@ -107,6 +107,12 @@ inline double rms_force_error(const AtomStore& a, const AtomStore& b) {
   return f2 > 0 ? std::sqrt(d2 / f2) : std::sqrt(d2);
 }
 
+// Whether two runs' per-atom sums (forces, energies, virials) are the same
+// bits.
+inline bool same_sums(const AtomStore& a, const AtomStore& b) {
+  return a.fx == b.fx && a.fy == b.fy && a.fz == b.fz && a.pe == b.pe && a.virial == b.virial;
+}
+
 inline double max_force_error(const AtomStore& a, const AtomStore& b) {
   const auto slot = local_slots(b);
   double worst = 0;

@@ -35,7 +35,7 @@ class ForwardingEngine : public DeviceEngine {
   IdSums local_id_sums() const override { return e_->local_id_sums(); }
   void compute_forces(const SwapExchange* exchange) override { e_->compute_forces(exchange); }
   void refresh_and_compute(const SwapExchange* exchange) override { e_->refresh_and_compute(exchange); }
-  std::string force_failure() const override { return e_->force_failure(); }
+  void queue_force_checks(long step) override { e_->queue_force_checks(step); }
   HaloOverlap halo_overlap() override { return e_->halo_overlap(); }
   long builds() const override { return e_->builds(); }
   void set_builds(long n) override { e_->set_builds(n); }
