@@ -64,12 +64,14 @@ void Integrator::restore_barostat(const std::vector<double>& s) {
   if (crescale_) return crescale_->restore(s);
 }
 
-void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi) {
+void Integrator::restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi,
+                               const std::vector<double>& kinetic) {
   if (xi.size() != xi_.size() || vxi.size() != vxi_.size())
     throw InputError(fmt::format("the checkpoint holds a thermostat chain of length {}, the deck asks for {}",
                                  xi.size(), xi_.size()));
   xi_ = xi;
   vxi_ = vxi;
+  mv2_carried_ = kinetic.empty() ? -1 : kinetic[0];
 }
 
 void Integrator::initial(AtomOps& a) {
@@ -78,7 +80,7 @@ void Integrator::initial(AtomOps& a) {
 }
 
 void Integrator::verlet_initial(AtomOps& a) {
-  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
+  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a, false);
   a.half_kick(dtf_);
   a.drift(spec_.dt);
 }
@@ -103,7 +105,7 @@ void Integrator::final(AtomOps& a) {
 
 void Integrator::verlet_final(AtomOps& a) {
   a.half_kick(dtf_);
-  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a);
+  if (spec_.style == IntegratorStyle::kNoseHoover) chain_half_step(a, true);
 }
 
 void Integrator::initial(AtomStore& a) {
@@ -122,13 +124,22 @@ void Integrator::final(AtomStore& a) {
 }
 
 // Propagates the chain over dt/2 and scales the particle velocities once.
-void Integrator::chain_half_step(AtomOps& a) {
+// The kinetic energy is summed once a step, after the second half kick, as
+// LAMMPS's fix nvt computes t_current: the next step's first half takes it
+// as this half leaves it (scaled by s^2), since nothing touches the
+// velocities in between. That is one reduction, and on a device one wait,
+// fewer a step. A cell rescaling barostat moves the velocities in between,
+// so with one the first half sums afresh too.
+void Integrator::chain_half_step(AtomOps& a, bool after_kick) {
   const int m = spec_.chain;
   const double kt = kt_;
   const double dt2 = 0.5 * spec_.dt, dt4 = 0.25 * spec_.dt, dt8 = 0.125 * spec_.dt;
-  double mv2 = a.sum_mv2();
-  if (comm_) comm_->sum_in_rank_order(&mv2, 1);
-  mv2 *= mvv2e_;  // in energy units from here on
+  double mv2 = mv2_carried_;
+  if (after_kick || mv2 < 0 || crescale_) {
+    mv2 = a.sum_mv2();
+    if (comm_) comm_->sum_in_rank_order(&mv2, 1);
+    mv2 *= mvv2e_;  // in energy units from here on
+  }
   auto force = [&](int k) {
     return k == 0 ? (mv2 - dof_ * kt) / q_[0] : (q_[k - 1] * vxi_[k - 1] * vxi_[k - 1] - kt) / q_[k];
   };
@@ -148,6 +159,7 @@ void Integrator::chain_half_step(AtomOps& a) {
     vxi_[k] = (vxi_[k] * e + force(k) * dt4) * e;
   }
   vxi_[m - 1] += force(m - 1) * dt4;
+  mv2_carried_ = after_kick ? mv2 : -1;
 }
 
 double Integrator::thermostat_energy() const {

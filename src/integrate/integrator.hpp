@@ -53,9 +53,18 @@ class Integrator {
   // Chain state, for checkpoints and tests.
   const std::vector<double>& chain_positions() const { return xi_; }
   const std::vector<double>& chain_velocities() const { return vxi_; }
+  // The kinetic energy the chain carries into the next step (one value),
+  // or nothing when the next step must sum it afresh.
+  std::vector<double> chain_kinetic() const {
+    return mv2_carried_ >= 0 ? std::vector<double>{mv2_carried_} : std::vector<double>{};
+  }
   // Continues a chain from a checkpoint; throws InputError if the chain
   // length differs from the deck's.
-  void restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi);
+  void restore_chain(const std::vector<double>& xi, const std::vector<double>& vxi,
+                     const std::vector<double>& kinetic = {});
+  // Velocities were changed outside the step (a user's edit between runs):
+  // the next step sums the kinetic energy afresh.
+  void velocities_changed() { mv2_carried_ = -1; }
   // The barostat, for npt and nph; null otherwise.
   const NoseHooverMtk* barostat() const { return mtk_.get(); }
   NoseHooverMtk* barostat() { return mtk_.get(); }
@@ -67,7 +76,9 @@ class Integrator {
   void restore_barostat(const std::vector<double>& s);
 
  private:
-  void chain_half_step(AtomOps& atoms);
+  // `after_kick`: the step's second chain half step, which measures the
+  // kinetic energy and carries it, scaled, into the next step's first.
+  void chain_half_step(AtomOps& atoms, bool after_kick);
   // The thermostatted velocity Verlet halves, which initial(atoms) and
   // final(atoms) refuse to run alone when a barostat needs the cell.
   void verlet_initial(AtomOps& atoms);
@@ -81,6 +92,10 @@ class Integrator {
   double inv_damp_ = 0, noise_scale_ = 0;  // LangevinForce's
   const Communicator* comm_ = nullptr;
   std::vector<double> q_, xi_, vxi_;  // chain masses, positions, velocities
+  // sum m v^2 (energy units, all ranks) after the last chain scaling, for
+  // the next step's first half, as LAMMPS's fix nvt carries t_current; -1:
+  // sum afresh.
+  double mv2_carried_ = -1;
   std::unique_ptr<NoseHooverMtk> mtk_;
   std::unique_ptr<CellRescale> crescale_;
 };

@@ -171,6 +171,7 @@ void write_checkpoint_contents(hid_t file, const CheckpointState& s, AtomRows& r
     h5::write_attr_string(g, "style", s.integrator_style);
     h5::write_array(g, "chain_position", s.chain_position);
     h5::write_array(g, "chain_velocity", s.chain_velocity);
+    if (!s.chain_kinetic.empty()) h5::write_array(g, "chain_kinetic", s.chain_kinetic);
     // Only a run with a barostat has these: other checkpoints stay as they were.
     if (!s.barostat_state.empty()) {
       h5::write_array(g, "barostat_state", s.barostat_state);
@@ -441,6 +442,7 @@ CheckpointState read_checkpoint(const std::string& path, const std::vector<Check
       s.integrator_style = h5::read_attr_string(g, "style");
       s.chain_position = h5::read_array<double>(g, "chain_position");
       s.chain_velocity = h5::read_array<double>(g, "chain_velocity", static_cast<long long>(s.chain_position.size()));
+      if (h5::exists(g, "chain_kinetic")) s.chain_kinetic = h5::read_array<double>(g, "chain_kinetic", 1);
       if (h5::exists(g, "barostat_state")) {
         s.barostat_state = h5::read_array<double>(g, "barostat_state");
         s.build_box = h5::read_array<double>(g, "build_box", 6);

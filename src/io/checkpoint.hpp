@@ -21,7 +21,11 @@
 //   /neighbor/reference_position[N,3], rank_grid[3], rank_cuts, rank, storage_index
 //                       list-build state: the grid of ranks, each atom's
 //                       owner rank and its slot in that rank's arrays
-//   /integrator  attrs  style; chain_position, chain_velocity (Nose-Hoover)
+//   /integrator  attrs  style; chain_position, chain_velocity (Nose-Hoover);
+//                       chain_kinetic[1]: the chain's kinetic energy carried
+//                       into the next step (Integrator::chain_kinetic), when
+//                       one is; a checkpoint without it starts the next step
+//                       from a fresh sum
 //   /random      attrs  key (Langevin seed), counter (the step)
 //   /analysis    attrs  msd_origin_step
 //   /analysis/msd_origin[N,3]
@@ -114,6 +118,7 @@ struct CheckpointState {
   std::string units = "lj";  // the deck's `units` (/state attr units, absent for lj)
   std::string integrator_style;
   std::vector<double> chain_position, chain_velocity;
+  std::vector<double> chain_kinetic;  // 0 or 1 value (Integrator::chain_kinetic)
   // npt, nph and c-rescale only (empty otherwise, and then not in the
   // file): the barostat's state (NoseHooverMtk::state, CellRescale::state)
   // and the box the neighbour list was built in, which a moving box makes

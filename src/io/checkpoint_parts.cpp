@@ -167,6 +167,7 @@ std::vector<char> pack_header(const CheckpointState& s) {
   w.text(s.integrator_style);
   w.array(s.chain_position);
   w.array(s.chain_velocity);
+  w.array(s.chain_kinetic);
   w.array(s.barostat_state);
   w.array(s.build_box);
   w.value(s.random_key);
@@ -194,6 +195,7 @@ void unpack_header(const std::vector<char>& bytes, CheckpointState& s) {
   r.text(s.integrator_style);
   r.array(s.chain_position);
   r.array(s.chain_velocity);
+  r.array(s.chain_kinetic);
   r.array(s.barostat_state);
   r.array(s.build_box);
   r.value(s.random_key);

@@ -104,9 +104,11 @@ class Simulation {
     return atoms_;
   }
   // For edits (tests). With a device engine, edits reach the device only
-  // when made before setup() or restore(), which upload the atoms.
+  // when made before setup() or restore(), which upload the atoms. The
+  // thermostat then sums the kinetic energy afresh at the next step.
   AtomStore& atoms() {
     pull_atoms();
+    integrator_.velocities_changed();
     return atoms_;
   }
   const Box& box() const { return box_; }

@@ -144,6 +144,7 @@ CheckpointState Simulation::capture_state() const {
   s.integrator_style = integrator_label(deck_.integrator);
   s.chain_position = integrator_.chain_positions();
   s.chain_velocity = integrator_.chain_velocities();
+  s.chain_kinetic = integrator_.chain_kinetic();
   if (deck_.integrator.moves_box()) {
     s.barostat_state = integrator_.barostat_state();
     s.build_box = {box_at_build_.lo[0], box_at_build_.lo[1], box_at_build_.lo[2],
@@ -205,7 +206,7 @@ std::string Simulation::misfit(const CheckpointState& s,
   }
   if (continues_chain(s)) {
     try {
-      integrator_.restore_chain(s.chain_position, s.chain_velocity);
+      integrator_.restore_chain(s.chain_position, s.chain_velocity, s.chain_kinetic);
     } catch (const InputError& e) {
       return e.what();
     }
@@ -263,7 +264,7 @@ void Simulation::scatter_checkpoint(const CheckpointState& given, bool same_layo
   problem = comm_.broadcast_text(problem);
   if (!problem.empty()) throw InputError(problem);
   unpack_atoms(comm_.scatter_from_root(parts), s);
-  if (!root && continues_chain(s)) integrator_.restore_chain(s.chain_position, s.chain_velocity);
+  if (!root && continues_chain(s)) integrator_.restore_chain(s.chain_position, s.chain_velocity, s.chain_kinetic);
 }
 
 void Simulation::restore(const CheckpointState& given, const std::string& source) {
