@@ -4,7 +4,9 @@
 // sums over packed float positions, PackedPairForce), or
 // ClusterPairForce<Pot> over a cluster list. A device force of one pass
 // (device_force.hpp): the one place a pipeline is typed by a potential.
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -50,20 +52,78 @@ struct PackedPairForce {
   bool accumulate;
   double* tensor[6];
 
-  TESSERA_HD void operator()(int i) const {
+  using Sums = PairSums<Pot, float, kTensor>;
+
+  TESSERA_HD void operator()(int i) const { store(i, sums(i)); }
+  // As PairForce::sums: neighbours first, first + every, ...
+  TESSERA_HD Sums sums(int i, int first = 0, int every = 1) const {
     const PackedFloat pi = load_packed(pos, i);
     // xi, yi, zi are unused: add_separation takes the separation itself.
-    PairSums<Pot, float, kTensor> s{0.0, 0.0, 0.0, params + pi.type() * type_stride};
+    Sums s{0.0, 0.0, 0.0, params + pi.type() * type_stride};
     const int n = nbr_count[i];
-    for (int k = 0; k < n; ++k) {
+    for (int k = first; k < n; k += every) {
       const PackedFloat pj = load_packed(pos, nbr[k * pitch + i]);
       float dx, dy, dz;
       separation(pi, pj, tile, dx, dy, dz);
       s.add_separation(dx, dy, dz, pj.type());
     }
-    s.store(i, fx, fy, fz, pe, virial, accumulate, tensor);
+    return s;
+  }
+  TESSERA_HD Sums begin(int i) const { return Sums{0.0, 0.0, 0.0, params + load_packed(pos, i).type() * type_stride}; }
+  TESSERA_HD void store(int i, const Sums& s) const { s.store(i, fx, fy, fz, pe, virial, accumulate, tensor); }
+};
+
+// A row split over `lanes` threads (issue 25: a launch that fills the GPU
+// at 32k atoms). Thread t takes atom t / lanes and, of its row, neighbours
+// t % lanes, + lanes, ...; it writes its partial sums to `partial`
+// ([term][thread], so a warp's writes are contiguous). RowLaneStore then
+// adds each atom's partials in lane order and stores them: the same bits
+// for a given lane count whatever the launch (all atoms, inner, outer).
+template <class F>
+struct RowLaneSums {
+  F f;
+  const int* atoms;  // null: atom a is a
+  int lanes;
+  long total;  // threads in the launch
+  double* partial;
+  TESSERA_HD void operator()(int t) const {
+    const int a = t / lanes, l = t - a * lanes;
+    const auto s = f.sums(atoms ? atoms[a] : a, l, lanes);
+    double* p = partial + t;
+    p[0] = s.fx, p[total] = s.fy, p[2 * total] = s.fz, p[3 * total] = s.e, p[4 * total] = s.w;
+    for (int c = 0; c < F::Sums::kTensorTerms; ++c) p[(5 + c) * total] = s.t[c];
   }
 };
+template <class F>
+struct RowLaneStore {
+  F f;
+  const int* atoms;
+  int lanes;
+  long total;
+  const double* partial;
+  TESSERA_HD void operator()(int a) const {
+    const int i = atoms ? atoms[a] : a;
+    auto s = f.begin(i);
+    for (long t = static_cast<long>(a) * lanes; t < static_cast<long>(a + 1) * lanes; ++t) {
+      s.fx += partial[t], s.fy += partial[total + t], s.fz += partial[2 * total + t];
+      s.e += partial[3 * total + t], s.w += partial[4 * total + t];
+      for (int c = 0; c < F::Sums::kTensorTerms; ++c) s.t[c] += partial[(5 + c) * total + t];
+    }
+    f.store(i, s);
+  }
+};
+
+// Threads per atom for a row launch (device_pair_lanes, pair_force.hpp),
+// or TESSERA_PAIR_LANES (1 to 32, a power of two), to measure.
+inline int pair_lanes(int nlocal, int fixed) { return fixed > 0 ? fixed : device_pair_lanes(nlocal); }
+inline int pair_lanes_fixed() {
+  const char* e = std::getenv("TESSERA_PAIR_LANES");
+  if (!e || !*e) return 0;
+  const int n = std::atoi(e);
+  if (n < 1 || n > 32 || (n & (n - 1)) != 0)
+    throw std::invalid_argument(std::string("TESSERA_PAIR_LANES=") + e + ": give a power of two from 1 to 32");
+  return n;
+}
 
 }  // namespace detail
 
@@ -85,7 +145,7 @@ class DevicePairForce final : public DeviceForce {
   // `table`: (ntypes+1)^2 entries, row-major by type, as Pot::params fills
   // them (PairStyleImpl<Pot>::params() on the host).
   DevicePairForce(int ntypes, const std::vector<Params>& table, DeviceStream s)
-      : stream_(s), type_stride_(ntypes + 1) {
+      : stream_(s), type_stride_(ntypes + 1), lanes_fixed_(detail::pair_lanes_fixed()) {
     check_pair_table(ntypes, table.size());
     assign(stream_, params_, table);  // host -> device
   }
@@ -158,21 +218,35 @@ class DevicePairForce final : public DeviceForce {
     }
   }
 
-  // One thread per local atom, or per atom of `some`.
+  // One thread per local atom, or per atom of `some`; or `lanes` threads
+  // per atom and a second launch that adds their sums (RowLaneSums).
   template <class F>
   void launch(const DeviceAtoms& a, const dvec<int>* some, const F& f) const {
-    if (some)
-      for_each_index(stream_, static_cast<int>(some->size()), detail::OverAtoms<F>{raw(*some), f});
-    else
-      for_each_index(stream_, a.nlocal, f);
+    const int lanes = detail::pair_lanes(a.nlocal, lanes_fixed_);
+    const int n = some ? static_cast<int>(some->size()) : a.nlocal;
+    const int* atoms = some ? raw(*some) : nullptr;
+    if (lanes == 1) {
+      if (some)
+        for_each_index(stream_, n, detail::OverAtoms<F>{atoms, f});
+      else
+        for_each_index(stream_, n, f);
+      return;
+    }
+    const long total = static_cast<long>(n) * lanes;
+    if (total > 0x7fffffffL) throw std::invalid_argument("pair force: more threads than one launch takes; fewer lanes");
+    resize_for_overwrite(stream_, partial_, static_cast<std::size_t>(total) * (5 + F::Sums::kTensorTerms));
+    for_each_index(stream_, static_cast<int>(total), detail::RowLaneSums<F>{f, atoms, lanes, total, raw(partial_)});
+    for_each_index(stream_, n, detail::RowLaneStore<F>{f, atoms, lanes, total, raw(partial_)});
   }
 
   DeviceStream stream_;
   int type_stride_;
   dvec<Params> params_;
+  int lanes_fixed_;  // TESSERA_PAIR_LANES, or 0: pair_lanes' rule
   // Mixed precision's packed positions of each step (rows only), kept from
   // step to step.
   mutable dvec<PackedFloat> packed_;
+  mutable dvec<double> partial_;  // the lanes' partial sums (RowLaneSums), kept likewise
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

@@ -11,6 +11,7 @@
 #include "atoms/atom_fields.hpp"
 #include "domain/rank_grid.hpp"
 #include "forces/force_list.hpp"
+#include "potentials/pair_force.hpp"
 #include "run/simulation.hpp"
 
 namespace tessera {
@@ -27,7 +28,9 @@ namespace {
 //    virial tensor of a run that asks for it (48) is not counted;
 //  - per ghost: the ghost-stored fields (id, type, positions: 36), its
 //    source and shift (7);
-//  - rows: a count, the inner/outer split (4) and a fixed stride of 4-byte
+//  - rows: a count, the inner/outer split (4), below 2^18 atoms a rank the
+//    partial sums of a pair style's rows split over 2 to 8 threads (40 per
+//    thread, potentials/pair_force.hpp: device_pair_lanes), and a fixed stride of 4-byte
 //    neighbours per local atom, the stride 1/8 over the longest row plus 8,
 //    the longest row taken as 1.15 x the mean (a melt's spread), and never
 //    below the 64 a list starts with (kernels/device/neighbor_build.hpp: a
@@ -58,8 +61,12 @@ DeviceBytes estimated_device_bytes(const std::string& layout, double local, doub
   } else {
     const double stride = std::max(64.0, std::ceil(1.15 * neighbours * 1.125) + 8);
     // + 16: mixed precision's packed positions of every atom and ghost
-    // (counted in either precision, so the plan's figure is the larger).
-    b.per_local = atom_bytes() + 4 + 4 + 32 + 16;
+    // (counted in either precision, so the plan's figure is the larger);
+    // + 40 per lane: the partial sums of a pair style's rows split over
+    // several threads (not a many-body force's, whose passes keep one
+    // thread an atom).
+    const int lanes = manybody_fields_on() ? 1 : device_pair_lanes(static_cast<long>(local));
+    b.per_local = atom_bytes() + 4 + 4 + 32 + 16 + (lanes > 1 ? 40.0 * lanes : 0.0);
     b.list_per_local = 4 * stride;
     b.per_ghost = ghost_bytes() + 32 + 16;
   }

@@ -23,6 +23,7 @@ struct PairSums {
   const typename Pot::Params* row;  // the parameter row of i's type
   double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
   double t[kTensor ? 6 : 1] = {};
+  static constexpr int kTensorTerms = kTensor ? 6 : 0;
 
   TESSERA_HD void add(double xj, double yj, double zj, int type_j) { add_separation(xi - xj, yi - yj, zi - zj, type_j); }
   // The separation i - j in G: double, or float where the positions are
@@ -76,6 +77,17 @@ struct PairSums {
   }
 };
 
+// Threads per atom of the device's row launches for a rank of `nlocal`
+// atoms (kernels/device/pair_forces.hpp, RowLaneSums): enough for about 2^18
+// threads in all (an H100 or H200 keeps 132 x 2048 resident), at most 8, so
+// 1 from 2^18 atoms up. From the rank's atom count, not a launch's, so the
+// inner and outer launches split rows alike. The plan counts their scratch.
+TESSERA_HD inline int device_pair_lanes(long nlocal) {
+  int lanes = 1;
+  while (lanes < 8 && nlocal * lanes < (1L << 18)) lanes *= 2;
+  return lanes;
+}
+
 template <class Pot, class Real = double, bool kTensor = false>
 struct PairForce {
   const double* x;
@@ -98,16 +110,23 @@ struct PairForce {
   // pitch here (kernels/device/neighbor_lists.hpp).
   long step = 1;
 
-  TESSERA_HD void operator()(int i) const {
-    PairSums<Pot, Real, kTensor> s{x[i], y[i], z[i], params + type[i] * type_stride};
+  using Sums = PairSums<Pot, Real, kTensor>;
+
+  TESSERA_HD void operator()(int i) const { store(i, sums(i)); }
+  // Atom i's sums over neighbours first, first + every, ... of its row (the
+  // device splits a row over several threads so; every 1: the whole row).
+  TESSERA_HD Sums sums(int i, int first = 0, int every = 1) const {
+    Sums s = begin(i);
     const int* list = nbr + static_cast<long>(i) * stride;
     const int n = nbr_count[i];
-    for (int k = 0; k < n; ++k) {
+    for (int k = first; k < n; k += every) {
       const int j = list[k * step];
       s.add(x[j], y[j], z[j], type[j]);
     }
-    s.store(i, fx, fy, fz, pe, virial, accumulate, tensor);
+    return s;
   }
+  TESSERA_HD Sums begin(int i) const { return Sums{x[i], y[i], z[i], params + type[i] * type_stride}; }
+  TESSERA_HD void store(int i, const Sums& s) const { s.store(i, fx, fy, fz, pe, virial, accumulate, tensor); }
 };
 
 }  // namespace tessera

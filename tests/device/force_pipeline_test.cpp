@@ -12,6 +12,7 @@
 
 #include <thrust/fill.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -152,6 +153,39 @@ TEST_CASE("the device pipeline refuses inputs it cannot use", "[device]") {
   CHECK_NOTHROW(device::upload_atoms(compute_stream(), a, d));
   a.vz.resize(9);
   CHECK_THROWS_WITH(device::upload_atoms(compute_stream(), a, d), Catch::Contains("AtomStore::vz"));
+}
+
+namespace {
+
+// The melt's device forces with TESSERA_PAIR_LANES set to `lanes` ("" for
+// the rule) while the pipeline is made (DevicePairForce reads it then).
+AtomStore forces_with_lanes(const char* lanes) {
+  setenv("TESSERA_PAIR_LANES", lanes, 1);
+  Twin<LJCut> t(melt_deck("lj", kLJPotential));
+  unsetenv("TESSERA_PAIR_LANES");
+  t.rebuild();
+  t.dev.compute_forces();
+  return t.device_atoms();
+}
+
+}  // namespace
+
+TEST_CASE("Rows split over several threads an atom give the one-thread sums, to rounding", "[device][lanes]") {
+  // The melt's 4,000 atoms take 8 lanes by the rule (device_pair_lanes).
+  CHECK(device_pair_lanes(4000) == 8);
+  CHECK(device_pair_lanes(1L << 17) == 2);
+  CHECK(device_pair_lanes(1L << 18) == 1);
+  const AtomStore one = forces_with_lanes("1");
+  for (const char* lanes : {"", "2", "8", "32"}) {
+    INFO("TESSERA_PAIR_LANES=" << lanes);
+    const AtomStore split = forces_with_lanes(lanes);
+    CHECK(max_force_error(split, one) <= 1e-13);
+    CHECK(!same_sums(split, one));  // the sums ran in another order: the lanes did run
+  }
+  CHECK(same_sums(forces_with_lanes(""), forces_with_lanes("8")));
+  setenv("TESSERA_PAIR_LANES", "3", 1);
+  CHECK_THROWS_AS(Twin<LJCut>(melt_deck("lj", kLJPotential)), std::invalid_argument);
+  unsetenv("TESSERA_PAIR_LANES");
 }
 
 TEST_CASE("device lists and forces do not depend on the thread count", "[device]") {

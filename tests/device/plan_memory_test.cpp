@@ -113,12 +113,14 @@ TEST_CASE("EAM copper: the plan's estimate counts the many-body force's arrays, 
   CHECK(std::abs(rows.planned / rows.per_atom - 1) <= 0.15);
   // The arrays it counts for the force (small beside the list, so not
   // seen in the 15 % above): F' of every atom and ghost, F of the locals.
+  // For a rank of 2^20 atoms, where a pair style's rows take one thread an
+  // atom and no lanes' scratch either.
   bool& on = manybody_fields_switch();
   const bool was = on;
   on = false;
-  const DeviceBytes pair_only = estimated_device_bytes("rows", 1, 1, 75);
+  const DeviceBytes pair_only = estimated_device_bytes("rows", 1 << 20, 1, 75);
   on = true;
-  const DeviceBytes manybody = estimated_device_bytes("rows", 1, 1, 75);
+  const DeviceBytes manybody = estimated_device_bytes("rows", 1 << 20, 1, 75);
   on = was;
   CHECK(manybody.per_local - pair_only.per_local == 16);
   CHECK(manybody.per_ghost - pair_only.per_ghost == 8);
