@@ -124,6 +124,7 @@ plan=(
   "verdict-2-ranks-peer|verdict deck, mpirun -np 2, peer_copies: auto: self-test passed and thermo bitwise verdict-2-ranks's"
   "bench-32k-double|lj-melt.yaml, 32,000 atoms, double"
   "bench-32k-mixed|lj-melt.yaml, 32,000 atoms, mixed"
+  "bench-32k-double-1-lane|lj-melt.yaml, double, TESSERA_PAIR_LANES=1: one thread an atom, against the default 8 lanes at 32k"
   "bench-2m-double|lj-melt-2m.yaml, 2,048,000 atoms, double"
   "bench-2m-mixed|lj-melt-2m.yaml, 2,048,000 atoms, mixed"
   "bench-16m-double|lj-melt-16m.yaml, 16,384,000 atoms, double"
@@ -295,6 +296,8 @@ for _ in 1 2 3 4 5; do
 done
 # The same as a command, for timeout and compute-sanitizer to run.
 OURS=(env "LD_LIBRARY_PATH=$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OMP_WAIT_POLICY=PASSIVE CUDA_MODULE_LOADING=EAGER)
+# More environment for one benchmark (bench below), empty for the others.
+BENCH_ENV=()
 
 # --- the machine ----------------------------------------------------------
 {
@@ -497,7 +500,7 @@ bench() {
   csv=${deck%.yaml}.thermo.csv
   rm -f "$csv"
   run_step "$id" "$cap" "$OUT/bench.log" "$key_run" \
-    "${OURS[@]}" "$B/bin/tessera" run "$deck" --backend cuda --precision "$precision"
+    "${OURS[@]}" "${BENCH_ENV[@]}" "$B/bin/tessera" run "$deck" --backend cuda --precision "$precision"
   if [[ -f $csv ]]; then
     { echo "== $csv"; cat "$csv"; } >>"$OUT/bench.log"
     thermo_rows+=("| $id | $(tail -1 "$csv" | awk -F, '{print $1" | "$2" | "$3" | "$5" | "$6}') |")
@@ -516,6 +519,11 @@ bench() {
 }
 bench bench-32k-double 30 lj-melt.yaml double rows 32000
 bench bench-32k-mixed 30 lj-melt.yaml mixed rows 32000
+# The same with one thread an atom: what the rows' lanes (below 2^18 atoms)
+# bring, measured in the same call. Not a figure of the CSV.
+BENCH_ENV=(TESSERA_PAIR_LANES=1)
+bench bench-32k-double-1-lane 30 lj-melt.yaml double rows 32000 0
+BENCH_ENV=()
 bench bench-2m-double 60 lj-melt-2m.yaml double rows 2048000
 bench bench-2m-mixed 60 lj-melt-2m.yaml mixed rows 2048000
 bench bench-16m-double 90 lj-melt-16m.yaml double rows 16384000

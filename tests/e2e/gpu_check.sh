@@ -27,7 +27,7 @@ export PEERS=0 SKIP_BUILD=1
 
 # The steps device-run.sh must report, in the order it must run them.
 steps=(gpu-tests cpu-reference verdict-double verdict-mixed verdict-2-ranks verdict-2-ranks-peer
-  bench-32k-double bench-32k-mixed bench-2m-double bench-2m-mixed bench-16m-double bench-16m-mixed
+  bench-32k-double bench-32k-mixed bench-32k-double-1-lane bench-2m-double bench-2m-mixed bench-16m-double bench-16m-mixed
   bench-2m-clusters-mixed bench-eam-32k-double bench-eam-32k-mixed bench-chain-32k-double bench-chain-32k-mixed
   profile peers memcheck racecheck)
 
