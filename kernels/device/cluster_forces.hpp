@@ -6,6 +6,7 @@
 // two layouts agree to rounding.
 #include <cstdint>
 
+#include "atoms/molecular_fields.hpp"
 #include "device/cluster_list.hpp"
 #include "potentials/pair_force.hpp"
 
@@ -36,6 +37,11 @@ struct ClusterPairForce {
   double* virial;
   bool accumulate;  // a later force of the list: add, do not store
   double* tensor[6];  // kTensor: the per-atom virial tensor
+  // Molecules: the ids and the locals' special slots (null when the
+  // molecular fields are off). A cluster pair's mask is the i cluster's,
+  // so an atom's factor-0 partners are skipped here, pair by pair.
+  const AtomId* id = nullptr;
+  AtomId* special[kMaxSpecial] = {};
 
   TESSERA_HD void operator()(int t) const {
     const int r = rows ? rows[t / kClusterSize] : t / kClusterSize;
@@ -44,6 +50,7 @@ struct ClusterPairForce {
     const int i = slot_atom[slot];
     if (i >= nlocal) return;  // a ghost in a cluster with locals
     PairSums<Pot, Real, kTensor> s{x[i], y[i], z[i], params + type[i] * type_stride};
+    const ExcludedIds excluded(special, i);
     const long row = static_cast<long>(r) * stride;
     for (int k = 0; k < count[r]; ++k) {
       const int c = cj[row + k];
@@ -52,7 +59,7 @@ struct ClusterPairForce {
       for (int jj = 0; jj < kClusterSize; ++jj) {
         if (!(m >> jj & 1u)) continue;
         const int j = slot_atom[s0 + jj];
-        if (j != i) s.add(x[j], y[j], z[j], type[j]);
+        if (j != i && !(excluded.n > 0 && excluded.has(id[j]))) s.add(x[j], y[j], z[j], type[j]);
       }
     }
     s.store(i, fx, fy, fz, pe, virial, accumulate, tensor);

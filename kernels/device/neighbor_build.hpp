@@ -51,7 +51,7 @@ struct ScanNeighbors {
   // molecular fields are off). Pairs with factor 0 are left out, as the
   // CPU's drop_excluded does (neighbor/verlet_builder.cpp).
   const AtomId* id = nullptr;
-  const AtomId* special[kMaxSpecial] = {};
+  AtomId* special[kMaxSpecial] = {};
   // Whether the row lists a ghost (index nlocal or above), for the split of
   // the locals into inner and outer: noted while the row is made, since a
   // second pass over the transposed list would read it a row at a time.
@@ -59,11 +59,7 @@ struct ScanNeighbors {
   int nlocal;
   TESSERA_HD void operator()(int i) const {
     const double xi = x[i], yi = y[i], zi = z[i];
-    AtomId excluded[kMaxSpecial];
-    int ne = 0;
-    if (special[0])
-      for (int s = 0; s < kMaxSpecial && special[s][i] != 0; ++s)
-        if (special_excluded(special[s][i])) excluded[ne++] = special_partner(special[s][i]);
+    const ExcludedIds excluded(special, i);
     const int cx = grid.coord(0, xi), cy = grid.coord(1, yi), cz = grid.coord(2, zi);
     int* row = index + i;
     int k = 0;
@@ -80,9 +76,7 @@ struct ScanNeighbors {
           const double dx = xi - bx[m], dy = yi - by[m], dz = zi - bz[m];
           const int j = binned[m];
           if (dx * dx + dy * dy + dz * dz < reach_sq && j != i) {
-            bool drop = false;
-            for (int e = 0; e < ne; ++e) drop = drop || excluded[e] == id[j];
-            if (drop) continue;
+            if (excluded.n > 0 && excluded.has(id[j])) continue;
             if (k < stride) row[k * pitch] = j;
             ghost = ghost || j >= nlocal;
             ++k;

@@ -179,6 +179,11 @@ class DevicePairForce final : public DeviceForce {
                                              raw(params_),   type_stride_,    raw(a.fx),     raw(a.fy),    raw(a.fz),
                                              raw(a.pe),      raw(a.virial),   accumulate,    {}};
       for (int k = 0; k < 6; ++k) f.tensor[k] = tensor[k];
+      if (molecular_fields_on()) {
+        f.id = raw(a.id);
+        const MolecularArrays m = molecular_arrays(a, [](const auto& v) { return raw(v); });
+        for (int k = 0; k < kMaxSpecial; ++k) f.special[k] = m.special[k];
+      }
       const int rows = some ? static_cast<int>(some->size()) : c.nrows;
       for_each_index(stream_, rows * kClusterSize, f);
       return;

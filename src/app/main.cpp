@@ -218,13 +218,6 @@ int cmd_run(const std::string& path, int threads, const std::string& backend, co
   if (talk.quiet) deck.thermo.screen = false;
   int gpu = choose_gpu(deck, backend.empty() ? deck.path + ": backend" : std::string("--backend"), comm);
   Simulation sim(deck);  // every input check happens here, before any file is opened
-  // Molecules with the cluster layout have no device path (its list cannot
-  // drop excluded pairs): `auto` runs them on the CPU; `cuda` is refused by
-  // use_device.
-  if (gpu >= 0 && deck.backend == "auto" && molecular_fields_on() && deck.neighbor.layout == "clusters") {
-    fmt::print("tessera: molecules with neighbor.layout: clusters run on the CPU so far: running on the CPU\n");
-    gpu = -1;
-  }
   // Many-body potentials run on the device over rows only: with the
   // cluster layout `auto` runs them on the CPU; `cuda` is refused by
   // make_device_engine, naming the style.

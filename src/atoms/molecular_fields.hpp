@@ -37,6 +37,26 @@ TESSERA_HD inline AtomId special_partner(AtomId e) { return e & ((AtomId(1) << k
 TESSERA_HD inline int special_level(AtomId e) { return static_cast<int>((e >> kSpecialLevelShift) & 3); }
 TESSERA_HD inline bool special_excluded(AtomId e) { return (e & kSpecialExcludedBit) != 0; }
 
+// Atom i's special neighbours with factor 0, which no pair list or pair
+// loop may hold (the device's row build and cluster pair loop; the CPU's
+// drop_excluded in neighbor/verlet_builder.cpp): from its special slots,
+// null when the molecular fields are off.
+struct ExcludedIds {
+  AtomId id[kMaxSpecial];
+  int n = 0;
+  TESSERA_HD ExcludedIds(AtomId* const* special, int i) {
+    if (special[0])
+      for (int s = 0; s < kMaxSpecial && special[s][i] != 0; ++s)
+        if (special_excluded(special[s][i])) id[n++] = special_partner(special[s][i]);
+  }
+  // Whether atom `j` (any image of it) is one of them.
+  TESSERA_HD bool has(AtomId j) const {
+    bool found = false;
+    for (int e = 0; e < n; ++e) found = found || id[e] == j;
+    return found;
+  }
+};
+
 // Raw pointers to one store's molecular arrays (locals only), by slot.
 struct MolecularArrays {
   AtomId* molecule = nullptr;

@@ -193,10 +193,6 @@ void Simulation::verify_atoms() const {
 
 void Simulation::use_device(std::unique_ptr<DeviceEngine> engine) {
   if (ready_) throw std::logic_error("use_device: call it before setup() or restore()");
-  if (engine && molecular_fields_on() && deck_.neighbor.layout == "clusters")
-    throw InputError(fmt::format("{}: neighbor.layout: clusters cannot hold molecules yet (the cluster list has no "
-                                 "special-pair exclusion): use neighbor.layout: rows, or backend: cpu",
-                                 deck_.path));
   device_ = std::move(engine);
   if (!device_) return;
   timers_.on_start([this](Phase p) { device_->mark_phase(static_cast<int>(p)); });
