@@ -112,28 +112,10 @@ class DeviceIdMap {
 
 namespace detail {
 
-// Where the sums go: as PairForce's outputs.
-struct BondedOut {
-  double* fx;
-  double* fy;
-  double* fz;
-  double* pe;
-  double* virial;
-  double* tensor[6];
-  bool accumulate;
-  bool with_tensor;
-  TESSERA_HD void write(int i, const BondedSums& s) const {
-    double* out[5] = {fx, fy, fz, pe, virial};
-    const double v[5] = {s.f[0], s.f[1], s.f[2], s.e, s.w};
-    for (int c = 0; c < 5; ++c) out[c][i] = accumulate ? out[c][i] + v[c] : v[c];
-    for (int c = 0; c < 6 && with_tensor; ++c) tensor[c][i] = accumulate ? tensor[c][i] + s.t[c] : s.t[c];
-  }
-};
-
-inline BondedOut bonded_out(DeviceAtoms& a, const PassOptions& opt) {
-  BondedOut o{raw(a.fx), raw(a.fy), raw(a.fz), raw(a.pe), raw(a.virial), {}, opt.accumulate, opt.virial_tensor()};
-  for (int c = 0; c < 6; ++c) o.tensor[c] = opt.tensor[c];
-  return o;
+// An atom's bonded sums into `out` (the tensor when the step asks).
+TESSERA_HD inline void write_sums(const KernelOutputs& out, int i, const BondedSums& s) {
+  out.write(i, s.f[0], s.f[1], s.f[2], s.e, s.w);
+  if (out.with_tensor()) out.write_tensor(i, s.t);
 }
 
 // An atom's code: 0 none; else kind (1: partner missing, 2: bond broken,
@@ -234,12 +216,12 @@ struct BondedKernel {
   const double* y;
   const double* z;
   const typename Style::Params* params;
-  BondedOut out;
+  KernelOutputs out;
   AtomId* status;
   TESSERA_HD void operator()(int i) const {
     BondedSums s;
     const AtomId code = Body::sum(*this, i, s);
-    out.write(i, s);
+    write_sums(out, i, s);
     status[i] = code;
   }
 };
@@ -272,7 +254,7 @@ struct BondSlots {
       if (status == BondStatus::kStretched && code == 0) code = failure_code(kClamped, b, 0, j);
       s.f[0] += f.x, s.f[1] += f.y, s.f[2] += f.z;
       s.e += eh, s.w += wh;
-      if (k.out.with_tensor) {
+      if (k.out.with_tensor()) {
         const double dd[3] = {d.x, d.y, d.z}, ff[3] = {f.x, f.y, f.z};
         s.add_tensor(dd, ff, 0.5);
       }
@@ -312,7 +294,7 @@ struct AngleSlots {
       const Vec3<double>& f = role == 0 ? f1 : (role == 1 ? f2 : f3);
       s.f[0] += f.x, s.f[1] += f.y, s.f[2] += f.z;
       s.e += e / 3, s.w += w / 3;
-      if (k.out.with_tensor) {
+      if (k.out.with_tensor()) {
         const double a1[3] = {d1.x, d1.y, d1.z}, b1[3] = {f1.x, f1.y, f1.z};
         const double a2[3] = {d2.x, d2.y, d2.z}, b2[3] = {f3.x, f3.y, f3.z};
         s.add_tensor(a1, b1, 1.0 / 3);
@@ -337,7 +319,7 @@ struct SpecialKernel {
   const typename Pot::Params* params;
   int type_stride;
   double factor[3];
-  BondedOut out;
+  KernelOutputs out;
   TESSERA_HD void operator()(int i) const {
     BondedSums s;
     for (int k = 0; k < kMaxSpecial && m.special[k][i] != 0; ++k) {
@@ -355,9 +337,9 @@ struct SpecialKernel {
         fpair = static_cast<double>(fr);
         energy = static_cast<double>(er);
       }
-      s.take_off(1.0 - factor[special_level(e) - 1], d, r2, fpair, energy, out.with_tensor);
+      s.take_off(1.0 - factor[special_level(e) - 1], d, r2, fpair, energy, out.with_tensor());
     }
-    out.write(i, s);
+    write_sums(out, i, s);
   }
 };
 
@@ -433,7 +415,7 @@ class DeviceBondedOf : public DeviceBondedBase {
     IdLookup look = map_->lookup(a, nl);
     look.reach2 = reach_ * reach_;
     const detail::BondedKernel<Style, Body> k{look, device_molecular(a), raw(a.x), raw(a.y), raw(a.z),
-                          raw(params_), detail::bonded_out(a, opt), status(a)};
+                          raw(params_), device_outputs(a, opt), status(a)};
     launch(a, some, k);
   }
   bool may_fail() const override { return true; }
@@ -510,7 +492,7 @@ class DeviceSpecialCorrection final : public DeviceBondedBase {
   void run(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, const PassOptions& opt) const {
     const detail::SpecialKernel<Pot, Real> k{map_->lookup(a, nl), device_molecular(a), raw(a.x), raw(a.y), raw(a.z),
                                              raw(a.type), raw(params_), type_stride_, {factor_[0], factor_[1], factor_[2]},
-                                             detail::bonded_out(a, opt)};
+                                             device_outputs(a, opt)};
     launch(a, some, k);
   }
   int type_stride_;

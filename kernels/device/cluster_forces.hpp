@@ -30,13 +30,7 @@ struct ClusterPairForce {
   const int* rows;  // the rows to run (inner or outer), or null for all
   const typename Pot::Params* params;
   int type_stride;
-  double* fx;
-  double* fy;
-  double* fz;
-  double* pe;
-  double* virial;
-  bool accumulate;  // a later force of the list: add, do not store
-  double* tensor[6];  // kTensor: the per-atom virial tensor
+  KernelOutputs out;  // the tensor's arrays: kTensor only
   // Molecules: the ids and the locals' special slots (null when the
   // molecular fields are off). A cluster pair's mask is the i cluster's,
   // so an atom's factor-0 partners are skipped here, pair by pair.
@@ -62,7 +56,7 @@ struct ClusterPairForce {
         if (j != i && !(excluded.n > 0 && excluded.has(id[j]))) s.add(x[j], y[j], z[j], type[j]);
       }
     }
-    s.store(i, fx, fy, fz, pe, virial, accumulate, tensor);
+    s.store(i, out);
   }
 };
 

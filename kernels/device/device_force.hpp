@@ -9,9 +9,25 @@
 #include "device/device_atoms.hpp"
 #include "device/neighbor_lists.hpp"
 #include "forces/force.hpp"
+#include "forces/kernel_outputs.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
+
+// Where a pass over the device atoms `a` leaves its sums (forces,
+// energies, virials; the tensor when `opt` asks), stored or added as `opt`
+// says.
+inline KernelOutputs device_outputs(DeviceAtoms& a, const PassOptions& opt) {
+  KernelOutputs o;
+  o.fx = raw(a.fx);
+  o.fy = raw(a.fy);
+  o.fz = raw(a.fz);
+  o.pe = raw(a.pe);
+  o.virial = raw(a.virial);
+  o.accumulate = opt.accumulate;
+  for (int c = 0; c < 6; ++c) o.tensor[c] = opt.tensor[c];
+  return o;
+}
 
 class DeviceForce {
  public:

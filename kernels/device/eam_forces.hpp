@@ -78,12 +78,7 @@ class DeviceEamForce final : public DeviceForce {
 
   template <bool kTensor, class Real>
   void forces(const EamAtoms& in, DeviceAtoms& a, const dvec<int>* some, const PassOptions& opt) const {
-    EamForces<kTensor, Real> f{in,         raw(a.embedding_derivative),
-                               raw(embed_), raw(a.fx),
-                               raw(a.fy),  raw(a.fz),
-                               raw(a.pe),  raw(a.virial),
-                               opt.accumulate, {}};
-    for (int c = 0; c < 6; ++c) f.tensor[c] = opt.tensor[c];
+    const EamForces<kTensor, Real> f{in, raw(a.embedding_derivative), raw(embed_), device_outputs(a, opt)};
     over(a, some, f);
   }
 

@@ -44,13 +44,7 @@ struct PackedPairForce {
   float tile;  // the tiles' width
   const typename Pot::Params* params;
   int type_stride;
-  double* fx;
-  double* fy;
-  double* fz;
-  double* pe;
-  double* virial;
-  bool accumulate;
-  double* tensor[6];
+  KernelOutputs out;
 
   using Sums = PairSums<Pot, float, kTensor>;
 
@@ -70,7 +64,7 @@ struct PackedPairForce {
     return s;
   }
   TESSERA_HD Sums begin(int i) const { return Sums{0.0, 0.0, 0.0, params + load_packed(pos, i).type() * type_stride}; }
-  TESSERA_HD void store(int i, const Sums& s) const { s.store(i, fx, fy, fz, pe, virial, accumulate, tensor); }
+  TESSERA_HD void store(int i, const Sums& s) const { s.store(i, out); }
 };
 
 // A row split over `lanes` threads (issue 25: a launch that fills the GPU
@@ -169,16 +163,15 @@ class DevicePairForce final : public DeviceForce {
  private:
   template <class Real, bool kTensor>
   void run(DeviceAtoms& a, const DeviceNeighborList& nl, const dvec<int>* some, const PassOptions& opt) const {
-    const bool accumulate = opt.accumulate;
-    double* const* tensor = opt.tensor;
+    const KernelOutputs out = device_outputs(a, opt);
     if (nl.clustered) {
       const DeviceClusterList& c = nl.clusters;
-      ClusterPairForce<Pot, Real, kTensor> f{raw(a.x),       raw(a.y),        raw(a.z),      raw(a.type),  raw(c.slot_atom),
-                                             raw(c.first),   raw(c.row_cluster), raw(c.count), raw(c.cj),   raw(c.jmask),
-                                             c.stride,       a.nlocal,        some ? raw(*some) : nullptr,
-                                             raw(params_),   type_stride_,    raw(a.fx),     raw(a.fy),    raw(a.fz),
-                                             raw(a.pe),      raw(a.virial),   accumulate,    {}};
-      for (int k = 0; k < 6; ++k) f.tensor[k] = tensor[k];
+      ClusterPairForce<Pot, Real, kTensor> f{raw(a.x),         raw(a.y),    raw(a.z),
+                                             raw(a.type),      raw(c.slot_atom), raw(c.first),
+                                             raw(c.row_cluster), raw(c.count), raw(c.cj),
+                                             raw(c.jmask),     c.stride,    a.nlocal,
+                                             some ? raw(*some) : nullptr, raw(params_), type_stride_,
+                                             out};
       if (molecular_fields_on()) {
         f.id = raw(a.id);
         const MolecularArrays m = molecular_arrays(a, [](const auto& v) { return raw(v); });
@@ -195,10 +188,8 @@ class DevicePairForce final : public DeviceForce {
       const int first = some == &nl.outer ? a.nlocal : 0, last = some == &nl.inner ? a.nlocal : a.nall();
       if (first == 0) resize_for_overwrite(stream_, packed_, static_cast<std::size_t>(a.nall()));
       pack_positions(stream_, a, first, last, nl.tiles, raw(packed_));
-      detail::PackedPairForce<Pot, kTensor> f{raw(packed_), raw(nl.index), raw(nl.count), nl.pitch, nl.tiles.w,
-                                              raw(params_), type_stride_,  raw(a.fx),     raw(a.fy), raw(a.fz),
-                                              raw(a.pe),    raw(a.virial), accumulate,    {}};
-      for (int k = 0; k < 6; ++k) f.tensor[k] = tensor[k];
+      const detail::PackedPairForce<Pot, kTensor> f{raw(packed_), raw(nl.index), raw(nl.count), nl.pitch,
+                                                    nl.tiles.w,   raw(params_),  type_stride_,  out};
       launch(a, some, f);
     } else {
       PairForce<Pot, double, kTensor> f;
@@ -212,13 +203,7 @@ class DevicePairForce final : public DeviceForce {
       f.step = nl.pitch;
       f.params = raw(params_);
       f.type_stride = type_stride_;
-      f.fx = raw(a.fx);
-      f.fy = raw(a.fy);
-      f.fz = raw(a.fz);
-      f.pe = raw(a.pe);
-      f.virial = raw(a.virial);
-      f.accumulate = accumulate;
-      for (int k = 0; k < 6; ++k) f.tensor[k] = tensor[k];
+      f.out = out;
       launch(a, some, f);
     }
   }

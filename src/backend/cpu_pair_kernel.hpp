@@ -12,25 +12,15 @@
 // and virials are bitwise identical whichever runs. The order differs from
 // PairForce<Pot>, so the two agree to rounding only.
 #include "backend/cpu_simd.hpp"
+#include "forces/kernel_outputs.hpp"
 #include "potentials/potential_list.hpp"
 
 namespace tessera {
 
 constexpr int kPairLanes = 8;
 
-// Where a kernel leaves each local atom's sums (cpu_positions.hpp fills it
-// from the atoms and the pass's options).
-struct KernelOutputs {
-  double* fx = nullptr;
-  double* fy = nullptr;
-  double* fz = nullptr;
-  double* pe = nullptr;
-  double* virial = nullptr;
-  bool accumulate = false;  // add to fx ... virial instead of storing (a later force of the list)
-  // The per-atom virial tensor (xx yy zz xy xz yz), or all null when the
-  // step does not ask for it (its sums cost a third more arithmetic).
-  double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
-};
+// KernelOutputs (forces/kernel_outputs.hpp): cpu_positions.hpp fills it
+// from the atoms and the pass's options.
 
 // Raw pointers only: the kernels live in translation units compiled for
 // different CPUs and share nothing with the rest of the program but this.

@@ -213,17 +213,8 @@ void EamForce::functor_pass(int pass, AtomStore& a, const NeighborList& nl, cons
     return;
   }
   auto run = [&](auto tensor) {
-    EamForces<decltype(tensor)::value> f{in,
-                                         a.embedding_derivative.data(),
-                                         embed_.data(),
-                                         a.fx.data(),
-                                         a.fy.data(),
-                                         a.fz.data(),
-                                         a.pe.data(),
-                                         a.virial.data(),
-                                         opt.accumulate,
-                                         {}};
-    for (int c = 0; c < 6; ++c) f.tensor[c] = opt.tensor[c];
+    const EamForces<decltype(tensor)::value> f{in, a.embedding_derivative.data(), embed_.data(),
+                                               kernel_outputs(a, opt)};
     cpu_for(a.nlocal, f);
   };
   if (opt.virial_tensor())

@@ -22,6 +22,7 @@
 #include <cmath>
 
 #include "core/host_device.hpp"
+#include "forces/kernel_outputs.hpp"
 #include "manybody/eam_tables.hpp"
 
 namespace tessera {
@@ -143,13 +144,7 @@ struct EamForces {
   EamAtoms in;
   const double* fp;     // F', locals and ghosts
   const double* embed;  // F, locals
-  double* fx;
-  double* fy;
-  double* fz;
-  double* pe;
-  double* virial;
-  bool accumulate;
-  double* tensor[6];
+  KernelOutputs out;    // the tensor's arrays: kTensor only
 
   TESSERA_HD void operator()(int i) const {
     const auto& [v, x, y, z, type, nbr, nbr_count, stride, step] = in;
@@ -200,22 +195,11 @@ struct EamForces {
       }
     }
     // Each pair is met from both ends: half its energy and virial here.
-    const double pei = embed[i] + 0.5 * e, wi = 0.5 * w;
-    if constexpr (kTensor)
-      for (int c = 0; c < 6; ++c) tensor[c][i] = (accumulate ? tensor[c][i] : 0.0) + 0.5 * t[c];
-    if (accumulate) {
-      fx[i] += sx;
-      fy[i] += sy;
-      fz[i] += sz;
-      pe[i] += pei;
-      virial[i] += wi;
-    } else {
-      fx[i] = sx;
-      fy[i] = sy;
-      fz[i] = sz;
-      pe[i] = pei;
-      virial[i] = wi;
+    if constexpr (kTensor) {
+      const double th[6] = {0.5 * t[0], 0.5 * t[1], 0.5 * t[2], 0.5 * t[3], 0.5 * t[4], 0.5 * t[5]};
+      out.write_tensor(i, th);
     }
+    out.write(i, sx, sy, sz, embed[i] + 0.5 * e, 0.5 * w);
   }
 };
 

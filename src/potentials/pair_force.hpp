@@ -10,6 +10,7 @@
 // (PairSums::add_separation). Every sum is in double: float products are
 // accumulated in double (energy and virial too).
 #include "core/host_device.hpp"
+#include "forces/kernel_outputs.hpp"
 
 namespace tessera {
 
@@ -54,26 +55,14 @@ struct PairSums {
       }
     }
   }
-  // `accumulate`: add to what an earlier force of the list stored.
-  // `tensor`: six arrays (kTensor only).
-  TESSERA_HD void store(int i, double* fxo, double* fyo, double* fzo, double* pe, double* virial, bool accumulate,
-                        double* const* tensor = nullptr) const {
-    if constexpr (kTensor)
-      for (int c = 0; c < 6; ++c) tensor[c][i] = (accumulate ? tensor[c][i] : 0.0) + 0.5 * t[c];
-    // Each pair is visited from both ends: half the energy and virial here.
-    if (accumulate) {
-      fxo[i] += fx;
-      fyo[i] += fy;
-      fzo[i] += fz;
-      pe[i] += 0.5 * e;
-      virial[i] += 0.5 * w;
-      return;
+  // Into `out` (the tensor too, kTensor only). Each pair is visited from
+  // both ends: half the energy, virial and tensor here.
+  TESSERA_HD void store(int i, const KernelOutputs& out) const {
+    if constexpr (kTensor) {
+      const double th[6] = {0.5 * t[0], 0.5 * t[1], 0.5 * t[2], 0.5 * t[3], 0.5 * t[4], 0.5 * t[5]};
+      out.write_tensor(i, th);
     }
-    fxo[i] = fx;
-    fyo[i] = fy;
-    fzo[i] = fz;
-    pe[i] = 0.5 * e;
-    virial[i] = 0.5 * w;
+    out.write(i, fx, fy, fz, 0.5 * e, 0.5 * w);
   }
 };
 
@@ -99,13 +88,7 @@ struct PairForce {
   int stride;  // neighbour k of atom i is nbr[i * stride + k * step]
   const typename Pot::Params* params;  // (ntypes+1)^2 table, row-major by type
   int type_stride;
-  double* fx;
-  double* fy;
-  double* fz;
-  double* pe;
-  double* virial;
-  bool accumulate = false;  // a later force of the list: add, do not store
-  double* tensor[6] = {};   // kTensor: the per-atom virial tensor
+  KernelOutputs out;  // the tensor's arrays: kTensor only
   // 1 for the CPU's rows; the device's transposed list (stride 1) has its
   // pitch here (kernels/device/neighbor_lists.hpp).
   long step = 1;
@@ -126,7 +109,7 @@ struct PairForce {
     return s;
   }
   TESSERA_HD Sums begin(int i) const { return Sums{x[i], y[i], z[i], params + type[i] * type_stride}; }
-  TESSERA_HD void store(int i, const Sums& s) const { s.store(i, fx, fy, fz, pe, virial, accumulate, tensor); }
+  TESSERA_HD void store(int i, const Sums& s) const { s.store(i, out); }
 };
 
 }  // namespace tessera

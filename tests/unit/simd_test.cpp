@@ -86,20 +86,8 @@ PairStyleImpl<Pot> make_style() {
 
 template <class Pot>
 Result reference(const PairStyleImpl<Pot>& style, AtomStore a, const NeighborList& nl) {
-  PairForce<Pot> f{a.x.data(),
-                   a.y.data(),
-                   a.z.data(),
-                   a.type.data(),
-                   nl.index.data(),
-                   nl.count.data(),
-                   nl.stride,
-                   style.params().data(),
-                   3,
-                   a.fx.data(),
-                   a.fy.data(),
-                   a.fz.data(),
-                   a.pe.data(),
-                   a.virial.data()};
+  PairForce<Pot> f{a.x.data(),     a.y.data(),       a.z.data(), a.type.data(), nl.index.data(), nl.count.data(),
+                   nl.stride,      style.params().data(), 3,       kernel_outputs(a, PassOptions{})};
   for (std::size_t i = 0; i < a.nlocal; ++i) f(static_cast<int>(i));
   return result_of(a);
 }
