@@ -61,7 +61,12 @@ LMP_UPSTREAM="20220106.git7586adbb6a+ds1"
 note() { echo "build.sh: $*" >&2; }
 die() { echo "build.sh: ERROR: $*" >&2; exit 1; }
 # A failed command under set -e would otherwise end the script without saying which step broke.
-trap 'rc=$?; echo "build.sh: ERROR: command failed (exit $rc) at line $LINENO: $BASH_COMMAND" >&2; exit $rc' ERR
+on_err() {
+  local rc=$?
+  echo "build.sh: ERROR: command failed (exit $rc) at line $1: $BASH_COMMAND" >&2
+  exit "$rc"
+}
+trap 'on_err $LINENO' ERR
 
 mkdir -p "$CACHE" || die "cannot create cache folder $CACHE"
 CACHE="$(cd "$CACHE" && pwd)"

@@ -18,7 +18,8 @@ die() { echo "check.sh: ERROR: $*" >&2; exit 1; }
 GMX="$CACHE/gromacs-mixed/install/bin/gmx"
 GMX_D="$CACHE/gromacs-double/install/bin/gmx_d"
 LMP="$CACHE/lammps/bin/lmp"
-INLJ="$(ls -d "$CACHE"/src/lammps-*/bench/in.lj 2>/dev/null | head -1)"
+benches=("$CACHE"/src/lammps-*/bench/in.lj)
+INLJ="${benches[0]}"
 
 for g in "$GMX" "$GMX_D"; do
   if [ -x "$g" ]; then
