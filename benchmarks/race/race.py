@@ -19,6 +19,11 @@ import sys
 # parameter moves PE by 1e-6 or more.
 EPS = 2.0 ** -53
 
+# The engine tags run.sh writes for LAMMPS (its --lammps-variants), with a
+# short name and the switches they stand for.
+VARIANTS = {"lj_cut": ("plain", "the plain style"), "opt": ("opt", "`-sf opt`"), "omp": ("omp", "`-sf omp`"),
+            "intel": ("intel", "`-sf intel`, mode double")}
+
 
 def pair_terms(style, c):
     """E(r) and the virial term r * F(r) of one pair, for run.sh's coefficients."""
@@ -146,28 +151,31 @@ def report(args):
             runs.setdefault((r["case"], r["engine"]), []).append(n * s / float(r["loop_s"]))
             atoms[r["case"]], steps[r["case"]] = n, s
     cases = list(atoms)
-    label = {"tessera": "Tessera", "lj_cut": "LAMMPS plain", "opt": "LAMMPS opt"}
+    label = {"tessera": "Tessera", **{e: f"LAMMPS {VARIANTS[e][0]}" for e in VARIANTS}}
     med = {k: statistics.median(v) for k, v in runs.items()}
     spread = {k: f"{min(v):.3e} .. {max(v):.3e}" for k, v in runs.items()}
-    best = {c: max(("lj_cut", "opt"), key=lambda e: med[(c, e)]) for c in cases}
+    # The LAMMPS variants this race timed, in VARIANTS' order.
+    lammps = [e for e in VARIANTS if any(k[1] == e for k in runs)]
+    best = {c: max(lammps, key=lambda e: med[(c, e)]) for c in cases}
     phys = {c: dict(kv.split("=", 1) for kv in open(f"{args.scratch}/{c}/physics").read().split()) for c in cases}
     style = lambda c: phys[c]["style"]
 
     out = [f"# Speed race: Tessera vs LAMMPS, {args.cores} core(s) ({datetime.date.today()})", ""]
     out += ["Atom-steps/s (atoms x steps / loop time; the MD loop only, setup excluded), median of "
-            f"{len(next(iter(runs.values())))} repetition(s). Best LAMMPS is the faster median of the plain "
-            "style and its OPT variant (`-sf opt`); ratio = Tessera / best LAMMPS (> 1: Tessera faster).", ""]
+            f"{len(next(iter(runs.values())))} repetition(s). Best LAMMPS is the fastest median of the "
+            f"variants timed ({', '.join(VARIANTS[e][1] for e in lammps)}); "
+            "ratio = Tessera / best LAMMPS (> 1: Tessera faster).", ""]
     out += ["| case | style | atoms | steps | Tessera | best LAMMPS | variant | ratio |",
             "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"]
     for c in cases:
         b = best[c]
         out.append(f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {med[(c, 'tessera')]:.3e} | "
-                   f"{med[(c, b)]:.3e} | {style(c)}{'/opt' if b == 'opt' else ''} | "
+                   f"{med[(c, b)]:.3e} | {style(c)}{'' if b == 'lj_cut' else '/' + b} | "
                    f"{med[(c, 'tessera')] / med[(c, b)]:.2f} |")
     out += ["", "All runs (median, min .. max, atom-steps/s):", "",
             "| case | engine | median | min .. max |", "| --- | --- | ---: | --- |"]
     for c in cases:
-        for e in ("tessera", "lj_cut", "opt"):
+        for e in ("tessera", *lammps):
             out.append(f"| {c} | {label[e]} | {med[(c, e)]:.3e} | {spread[(c, e)]} |")
 
     lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
@@ -193,7 +201,7 @@ def report(args):
             f"Logs and inputs: `{args.scratch}` (temporary).", ""]
 
     png = os.path.splitext(args.out)[0] + ".png"
-    plot(cases, atoms, med, runs, best, png, args.cores)
+    plot(cases, atoms, med, runs, best, png, args.cores, lammps)
     out += [f"![atom-steps/s against system size]({os.path.basename(png)})", ""]
     with open(args.out, "w") as f:
         f.write("\n".join(out))
@@ -202,7 +210,7 @@ def report(args):
     return 0
 
 
-def plot(cases, atoms, med, runs, best, png, cores):
+def plot(cases, atoms, med, runs, best, png, cores, lammps):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -210,9 +218,11 @@ def plot(cases, atoms, med, runs, best, png, cores):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     lj = sorted((c for c in cases if c not in ("morse", "chain", "eam")), key=lambda c: atoms[c])
     styles = [("tessera", "Tessera", dict(color="C0", lw=2.2, marker="o")),
-              ("best", "LAMMPS (best of plain/opt)", dict(color="C3", lw=2.2, marker="s")),
-              ("lj_cut", "LAMMPS lj/cut", dict(color="C3", lw=1, ls=":", alpha=0.45, marker=".")),
-              ("opt", "LAMMPS lj/cut/opt", dict(color="C3", lw=1, ls="--", alpha=0.45, marker="."))]
+              ("best", f"LAMMPS (best of {'/'.join(VARIANTS[e][0] for e in lammps)})",
+               dict(color="C3", lw=2.2, marker="s"))]
+    dashes = [":", "--", "-.", (0, (1, 3))]
+    styles += [(e, f"LAMMPS {VARIANTS[e][0]}", dict(color="C3", lw=1, ls=dashes[k % len(dashes)], alpha=0.45,
+                                                     marker=".")) for k, e in enumerate(lammps)]
     for key, name, kw in styles:
         pick = lambda c: best[c] if key == "best" else key
         if lj:

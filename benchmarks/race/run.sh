@@ -21,6 +21,10 @@ Usage: benchmarks/race/run.sh [options]
                   (default: benchmarks/results/race-<date>-<cores>core.md)
   --steps N       override every case's step count (quick checks; a multiple of 20
                   keeps the rebuild pattern; without --out the results stay in /tmp)
+  --lammps-variants LIST  LAMMPS variants to time, comma-separated from: plain, opt,
+                  omp (-sf omp), intel (-sf intel, mode double) (default: plain,opt,
+                  what Debian's lmp has; omp and intel need a build with those
+                  packages: benchmarks/cpu-peers/)
   --dry-run       print the plan and the time estimate, run nothing
 Environment: LMP (default /usr/bin/lmp), PYTHON (default /usr/bin/python3).
 EOF
@@ -37,6 +41,7 @@ declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200 [chain]=20
 all_cases="32k 256k 2M 16M morse chain eam"
 
 sizes="32k,256k,2M,16M,morse,chain,eam"; reps=3; cores=$(nproc); out=""; steps=""; dry=0; tranks=0
+variants="plain,opt"
 tessera="$repo/build/src/app/tessera"
 while [ $# -gt 0 ]; do
   case "$1" in --dry-run|--tessera-ranks|-h|--help) ;; *) [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; exit 2; } ;; esac
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
     --tessera) tessera="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --steps) steps="$2"; shift 2 ;;
+    --lammps-variants) variants="$2"; shift 2 ;;
     --dry-run) dry=1; shift ;;
     --tessera-ranks) tranks=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -64,6 +70,16 @@ for c in ${sizes//,/ }; do
   cases+=("$c")
 done
 [ ${#cases[@]} -gt 0 ] || die "--sizes is empty"
+# LAMMPS variant -> the engine tag of the timings (race.py) and its switches.
+# Every variant runs as MPI ranks of one OpenMP thread each.
+declare -A vtag=([plain]=lj_cut [opt]=opt [omp]=omp [intel]=intel)
+declare -A vargs=([plain]="" [opt]="-sf opt" [omp]="-sf omp -pk omp 1" [intel]="-sf intel -pk intel 0 mode double omp 1")
+engines=()
+for v in ${variants//,/ }; do
+  [ -n "${vtag[$v]:-}" ] || die "unknown LAMMPS variant '$v' (choose from: plain, opt, omp, intel)"
+  engines+=("${vtag[$v]}")
+done
+[ ${#engines[@]} -gt 0 ] || die "--lammps-variants is empty"
 
 case "$tessera" in /*) ;; *) tessera="$(pwd)/$tessera" ;; esac
 [ -x "$tessera" ] || die "Tessera binary not found: $tessera (build it, or pass --tessera BIN)"
@@ -178,10 +194,10 @@ run_tessera() {  # dir tag
   (cd "$1" && "${tessera_run[@]}" > "$2.log" 2>&1 \
      && mv tessera.thermo.csv "$2.csv") || { tail -n 5 "$1/$2.log" >&2; die "Tessera failed in $1"; }
 }
-run_lammps() {  # dir tag [suffix]
-  local sf=(); [ -z "${3:-}" ] || sf=(-sf "$3")
-  (cd "$1" && OMP_NUM_THREADS=1 "${mpi[@]}" "$lmp" "${sf[@]}" -in lammps.in -log "$2.log" -screen none \
-     > "$2.out" 2>&1) || { tail -n 5 "$1/$2.out" "$1/$2.log" >&2; die "LAMMPS failed in $1"; }
+run_lammps() {  # dir tag [switches...]
+  local dir=$1 tag=$2; shift 2
+  (cd "$dir" && OMP_NUM_THREADS=1 "${mpi[@]}" "$lmp" "$@" -in lammps.in -log "$tag.log" -screen none \
+     > "$tag.out" 2>&1) || { tail -n 5 "$dir/$tag.out" "$dir/$tag.log" >&2; die "LAMMPS failed in $dir"; }
 }
 check() {  # dir tessera-tag lammps-tag; prints race.py's table, or dies showing it
   local report
@@ -210,10 +226,12 @@ for c in "${cases[@]}"; do
   write_inputs "$c" "$dir" "$s"
   for r in $(seq "$reps"); do
     run_tessera "$dir" "tessera-$r"
-    run_lammps "$dir" "lj_cut-$r"
-    run_lammps "$dir" "opt-$r" opt
-    for e in lj_cut opt; do check "$dir" "tessera-$r" "$e-$r" > /dev/null; done  # same physics each run
-    for e in tessera lj_cut opt; do
+    for v in ${variants//,/ }; do
+      # shellcheck disable=SC2086  # a variant's switches are words
+      run_lammps "$dir" "${vtag[$v]}-$r" ${vargs[$v]}
+    done
+    for e in "${engines[@]}"; do check "$dir" "tessera-$r" "$e-$r" > /dev/null; done  # same physics each run
+    for e in tessera "${engines[@]}"; do
       read -r t st at < <(loop_of "$dir/$e-$r.log") || die "no loop time in $dir/$e-$r.log"
       echo -e "$c\t$e\t$r\t$t\t$st\t$at" >> "$timings"
       awk -v c="$c" -v r="$r" -v e="$e" -v t="$t" -v n="$((at * st))" \
@@ -234,11 +252,13 @@ if [ -f "$bdir/build.ninja" ]; then
   flags="$(grep -m1 '^CMAKE_CXX_COMPILER:' "$bdir/CMakeCache.txt" | cut -d= -f2) $flags"
 fi
 
+switches=""
+for v in ${variants//,/ }; do switches+="${switches:+ | }$v: ${vargs[$v]:-(none)}"; done
 mkdir -p "$(dirname "$out")"
 "$python" "$here/race.py" report --timings "$timings" --out "$out" \
   --command "$invocation" --commit "$commit ($dirty)" --cores "$cores" \
   --tessera-version "$("$tessera" --version 2>&1 | head -1)" \
-  --lammps-version "$(head -1 "$scratch/${cases[0]}/lj_cut-1.log")" \
+  --lammps-version "$(head -1 "$scratch/${cases[0]}/${engines[0]}-1.log")" \
   --tessera-cmd "${tessera_run[*]}" --tessera-layout "$([ "$tranks" = 0 ] && echo "1 process, $cores OpenMP threads" || echo "$cores MPI ranks, 1 thread each")" \
-  --lammps-cmd "OMP_NUM_THREADS=1 ${mpi[*]} $lmp [-sf opt] -in lammps.in -log L -screen none" \
+  --lammps-cmd "OMP_NUM_THREADS=1 ${mpi[*]} $lmp [SWITCHES] -in lammps.in -log L -screen none   # SWITCHES per variant: $switches" \
   --build-flags "$flags" --load "$load_before -> $load_after" --scratch "$scratch"
