@@ -37,9 +37,11 @@ def pair_terms(style, c):
             lambda r: 2 * alpha * d0 * r * (ex(r) ** 2 - ex(r)))
 
 
-def lattice_step0(phys, natoms):
+def lattice_step0(phys, natoms, eps=EPS, random_walk=False):
     """Exact PE per atom and pressure of the perfect fcc lattice at temperature T0,
-    with each summation's round-off bound (relative) for one-by-one addition."""
+    with each summation's round-off bound (relative) for one-by-one addition of
+    terms with unit round-off eps; random_walk: the statistical bound (sqrt of the
+    term count instead of the count), for single-precision sums."""
     rho, rc, t0 = float(phys["density"]), float(phys["cutoff"]), float(phys["temp"])
     energy, virial = pair_terms(phys["style"], [float(x) for x in phys["coeffs"].split(",")])
     a = (4 / rho) ** (1 / 3)
@@ -56,9 +58,10 @@ def lattice_step0(phys, natoms):
     volume = natoms / rho
     press = ((3 * natoms - 3) * t0 + wsum) / (3 * volume)
     terms = natoms * len(rs)  # full-list count: an upper bound for half lists too
-    tol_pe = max(1e-12, terms * EPS * math.fsum(map(abs, e)) / abs(math.fsum(e)))
+    terms = math.sqrt(terms) if random_walk else terms
+    tol_pe = max(1e-12, terms * eps * math.fsum(map(abs, e)) / abs(math.fsum(e)))
     # the virial's error relative to the pressure, plus T's own round-off
-    tol_p = max(1e-12, terms * EPS * 0.5 * natoms * math.fsum(map(abs, w)) / (3 * volume * max(abs(press), 1.0)))
+    tol_p = max(1e-12, terms * eps * 0.5 * natoms * math.fsum(map(abs, w)) / (3 * volume * max(abs(press), 1.0)))
     return pe, press, tol_pe, tol_p
 
 
@@ -141,6 +144,130 @@ def check(args):
     return 0 if ok else 1
 
 
+# GROMACS (a peer on the LJ lattice cases) runs them in its own units with
+# sigma = 1 nm, epsilon = 1 kJ/mol and mass = 1 u: energies per atom (kJ/mol),
+# virial (kJ/mol) and lengths (nm) are then the reduced values, tau = 1 ps, and
+# a pressure in kJ/mol/nm^3 is p*. Engine tags in timings.tsv: gmx_<precision>_<layout>.
+GMX_EPS = {"double": EPS, "mixed": 2.0 ** -24}
+GMX_LAYOUTS = {"tmpi": "thread-MPI ranks of 1 OpenMP thread", "omp": "1 rank of OpenMP threads"}
+GMX_ENGINES = [f"gmx_{p}_{lay}" for p in GMX_EPS for lay in GMX_LAYOUTS]
+
+
+def gro(args):
+    """run.sh's fcc lattice as a .gro file of one-atom molecules. GROMACS reads
+    the coordinates with the precision that the spacing of their decimal points
+    gives, here 1e-10 nm; the box, free-format, to full precision."""
+    rho, n = float(args.density), int(args.cells)
+    a = (4 / rho) ** (1 / 3)
+    basis = ((0, 0, 0), (0.5, 0.5, 0), (0.5, 0, 0.5), (0, 0.5, 0.5))
+    with open(args.out, "w") as f:
+        f.write(f"fcc lattice, {n}^3 cells, density {rho}\n{4 * n ** 3}\n")
+        k = 0
+        for i in range(n):
+            for j in range(n):
+                for m in range(n):
+                    for bx, by, bz in basis:
+                        k += 1  # residue and atom numbers wrap at 100000, as GROMACS writes them
+                        f.write("%5dLJ      LJ%5d%17.10f%17.10f%17.10f\n"
+                                % (k % 100000, k % 100000, (i + bx) * a, (j + by) * a, (m + bz) * a))
+        f.write(f"{n * a:.17g} {n * a:.17g} {n * a:.17g}\n")
+    return 0
+
+
+def gromacs_step0(xvg):
+    """The first row of gmx energy's .xvg, keyed by its legends."""
+    names, row = [], None
+    for line in open(xvg):
+        m = re.match(r'@ s\d+ legend "(.*)"', line)
+        if m:
+            names.append(m.group(1))
+        elif line.strip() and line[0] not in "#@":
+            row = [float(x) for x in line.split()[1:]]
+            break
+    if row is None or len(row) != len(names):
+        sys.exit(f"race.py: no energies in {xvg}")
+    return dict(zip(names, row))
+
+
+def gromacs_log(log):
+    """What md.log says about the run: atoms, the mdp values it used, the step
+    at which the counters were reset (mdrun -resetstep), the call counts of the
+    pair search and the force computation since then, and the wall time."""
+    text = open(log).read()
+    grab = lambda pat, conv=str: (lambda m: conv(m.group(1)) if m else None)(re.search(pat, text, re.M))
+    param = lambda name: grab(rf"^\s+{re.escape(name)}\s+=\s+(\S+)")
+    return {"atoms": grab(r"^There are:\s+(\d+) Atoms", int),
+            "nsteps": int(param("nsteps")), "nstlist": int(param("nstlist")), "dt": float(param("dt")),
+            "rlist": float(param("rlist")), "rvdw": float(param("rvdw")),
+            "vdw-modifier": param("vdw-modifier"), "DispCorr": param("DispCorr"),
+            "reset": grab(r"^step (\d+): resetting all time and cycle counters", int) or 0,
+            "searches": grab(r"^ Neighbor search\s+\d+\s+\d+\s+(\d+)", int),
+            "forces": grab(r"^ Force\s+\d+\s+\d+\s+(\d+)", int),
+            "wall": grab(r"^\s+Time:\s+\S+\s+(\S+)", float),
+            "ns_day": grab(r"^Performance:\s+(\S+)", float)}
+
+
+def gromacs_check(args):
+    """The same physics as the other engines, from a GROMACS run's md.log and the
+    step-0 energies: the mdp values it ran with, the atom count, the list
+    rebuilt every `every` steps over the timed steps, and the step-0 PE per atom
+    and virial pressure against the exact lattice sums. Its step-0 kinetic
+    energy is the leap-frog average of the half steps around step 0, not the
+    generated T0, so temperature and total pressure are shown, not compared."""
+    g, e = gromacs_log(args.log), gromacs_step0(args.xvg)
+    phys = dict(kv.split("=", 1) for kv in open(args.physics).read().split())
+    every, cut, skin = int(phys["every"]), float(phys["cutoff"]), float(phys["skin"])
+    na = g["atoms"]
+    ok = na == int(args.atoms)
+    msgs = [f"atoms {na} vs {args.atoms}" + ("" if ok else "  MISMATCH")]
+    timed = g["nsteps"] + 1 - g["reset"]
+    want = {"dt": (g["dt"], float(phys["dt"])), "rvdw (cutoff)": (g["rvdw"], cut),
+            "rlist (cutoff + skin)": (g["rlist"], cut + skin), "nstlist": (g["nstlist"], every),
+            "vdw-modifier": (g["vdw-modifier"], "None"), "DispCorr": (g["DispCorr"], "No"),
+            "untimed steps (mdrun -resetstep: one list period)": (g["reset"], every),
+            "force calls timed": (g["forces"], timed),
+            "pair searches timed (one per list period)": (g["searches"], timed // every)}
+    for name, (a, b) in want.items():
+        good = a == b if isinstance(b, (str, int)) else abs(a - b) <= 1e-9 * abs(b)
+        ok &= good
+        msgs.append(f"{name}: {a} vs {b}" + ("" if good else "  MISMATCH"))
+    if not ok:
+        print("FAILED\n  " + "\n  ".join(msgs))
+        return 1
+    single = args.precision == "mixed"
+    pe, press, tol_pe, tol_p = lattice_step0(phys, na, GMX_EPS[args.precision], random_walk=single)
+    volume = na / float(phys["density"])
+    pvir = press - (3 * na - 3) * float(phys["temp"]) / (3 * volume)
+    rows = [("pe/atom vs lattice sum", e["Potential"] / na, pe, tol_pe),
+            ("virial pressure vs lattice sum", -2 * (e["Vir-XX"] + e["Vir-YY"] + e["Vir-ZZ"]) / (3 * volume), pvir,
+             tol_p * max(abs(press), 1.0) / max(abs(pvir), 1.0))]
+    for name, a, b, tol in rows:
+        rel = abs(a - b) / max(abs(b), 1.0)
+        good = rel <= tol
+        ok &= good
+        msgs.append(f"GROMACS {args.precision} {name}: {a:.17g} vs {b:.17g} (rel {rel:.1e}, tol {tol:.1e}"
+                    + (", statistical single-precision bound)" if single else ")") + ("" if good else "  MISMATCH"))
+    msgs.append(f"(not compared) step-0 temperature {e['Temperature']:.6g} K, pressure {e['Pressure']:.6g} bar")
+    print(("OK" if ok else "FAILED") + "\n  " + "\n  ".join(msgs))
+    return 0 if ok else 1
+
+
+def gromacs_loop(args):
+    """Loop time, steps and atoms of a GROMACS run, as loop_of in run.sh gives them
+    for the other engines: md.log's wall time and steps count from the reset
+    (mdrun -resetstep) to the end, so setup and the first list period are left out."""
+    g = gromacs_log(args.log)
+    steps = g["nsteps"] + 1 - g["reset"]
+    if not g["wall"] or g["forces"] != steps:
+        sys.exit(f"race.py: no timing of {steps} steps in {args.log}")
+    # md.log's own rate must agree (to its printed rounding) with steps over wall time
+    ns_day = steps * g["dt"] * 1e-3 * 86400 / g["wall"]
+    if abs(ns_day - g["ns_day"]) > 0.01 * ns_day + 2e-3 * ns_day / g["wall"] + 1e-3:
+        sys.exit(f"race.py: {args.log}: {steps} steps in {g['wall']} s is {ns_day:.3f} ns/day, md.log says {g['ns_day']}")
+    print(g["wall"], steps, g["atoms"])
+    return 0
+
+
 def report(args):
     runs = {}  # (case, engine) -> [atom-steps/s]
     atoms = {}
@@ -151,32 +278,62 @@ def report(args):
             runs.setdefault((r["case"], r["engine"]), []).append(n * s / float(r["loop_s"]))
             atoms[r["case"]], steps[r["case"]] = n, s
     cases = list(atoms)
-    label = {"tessera": "Tessera", **{e: f"LAMMPS {VARIANTS[e][0]}" for e in VARIANTS}}
+    label = {"tessera": "Tessera", **{e: f"LAMMPS {VARIANTS[e][0]}" for e in VARIANTS},
+             **{e: "GROMACS " + " ".join(e.split("_")[1:]) for e in GMX_ENGINES}}
     med = {k: statistics.median(v) for k, v in runs.items()}
     spread = {k: f"{min(v):.3e} .. {max(v):.3e}" for k, v in runs.items()}
     # The LAMMPS variants this race timed, in VARIANTS' order.
     lammps = [e for e in VARIANTS if any(k[1] == e for k in runs)]
     best = {c: max(lammps, key=lambda e: med[(c, e)]) for c in cases}
+    # GROMACS, where it ran (the LJ lattice cases): per precision, its fastest layout
+    gmx = [e for e in GMX_ENGINES if any(k[1] == e for k in runs)]
+    gbest = {p: {c: max(timed, key=lambda e: med[(c, e)]) for c in cases
+                 for timed in [[e for e in gmx if e.startswith(f"gmx_{p}_") and (c, e) in runs]] if timed}
+             for p in GMX_EPS}
+    # The fastest double-precision peer: best LAMMPS (all its variants here run
+    # in double) or best GROMACS double.
+    peer = {c: max([best[c]] + ([gbest["double"][c]] if c in gbest["double"] else []), key=lambda e: med[(c, e)])
+            for c in cases}
+    layout = lambda e: e.split("_")[-1]
     phys = {c: dict(kv.split("=", 1) for kv in open(f"{args.scratch}/{c}/physics").read().split()) for c in cases}
     style = lambda c: phys[c]["style"]
+    variant = lambda c, e: f"{style(c)}{'' if e == 'lj_cut' else '/' + e}"
+    peers = "LAMMPS and GROMACS" if gmx else "LAMMPS"
 
-    out = [f"# Speed race: Tessera vs LAMMPS, {args.cores} core(s) ({datetime.date.today()})", ""]
+    out = [f"# Speed race: Tessera vs {peers}, {args.cores} core(s) ({datetime.date.today()})", ""]
     out += ["Atom-steps/s (atoms x steps / loop time; the MD loop only, setup excluded), median of "
             f"{len(next(iter(runs.values())))} repetition(s). Best LAMMPS is the fastest median of the "
             f"variants timed ({', '.join(VARIANTS[e][1] for e in lammps)}); "
-            "ratio = Tessera / best LAMMPS (> 1: Tessera faster).", ""]
-    out += ["| case | style | atoms | steps | Tessera | best LAMMPS | variant | ratio |",
-            "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"]
+            + ("ratio = Tessera / best LAMMPS (> 1: Tessera faster)." if not gmx else
+               "best GROMACS double and GROMACS mixed the fastest median of its layouts (tmpi: "
+               f"`-ntmpi {args.cores} -ntomp 1`; omp: `-ntmpi 1 -ntomp {args.cores}`); ratio = Tessera / the "
+               "fastest double-precision peer, best LAMMPS or best GROMACS double (> 1: Tessera faster). "
+               "GROMACS mixed precision stands beside the ratio, not in it: Tessera has no CPU "
+               "mixed-precision mode yet. GROMACS runs the LJ lattice cases only (—: not run): it has no "
+               "Morse or EAM pair potential, and no list rebuilt on a distance check, which the chain "
+               "case uses."), ""]
+    if not gmx:
+        out += ["| case | style | atoms | steps | Tessera | best LAMMPS | variant | ratio |",
+                "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"]
+    else:
+        out += ["| case | style | atoms | steps | Tessera | best LAMMPS | variant | best GROMACS double | layout "
+                "| ratio (Tessera / best double peer) | GROMACS mixed | layout |",
+                "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | ---: | --- |"]
     for c in cases:
         b = best[c]
-        out.append(f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {med[(c, 'tessera')]:.3e} | "
-                   f"{med[(c, b)]:.3e} | {style(c)}{'' if b == 'lj_cut' else '/' + b} | "
-                   f"{med[(c, 'tessera')] / med[(c, b)]:.2f} |")
+        row = f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {med[(c, 'tessera')]:.3e} | {med[(c, b)]:.3e} | " \
+              f"{variant(c, b)} |"
+        gcell = lambda g: f" {med[(c, g)]:.3e} | {layout(g)} |" if g else " — | — |"
+        row += gcell(gbest["double"].get(c)) if gmx else ""
+        row += f" {med[(c, 'tessera')] / med[(c, peer[c])]:.2f} |"
+        row += gcell(gbest["mixed"].get(c)) if gmx else ""
+        out.append(row)
     out += ["", "All runs (median, min .. max, atom-steps/s):", "",
             "| case | engine | median | min .. max |", "| --- | --- | ---: | --- |"]
     for c in cases:
-        for e in ("tessera", *lammps):
-            out.append(f"| {c} | {label[e]} | {med[(c, e)]:.3e} | {spread[(c, e)]} |")
+        for e in ("tessera", *lammps, *gmx):
+            if (c, e) in runs:
+                out.append(f"| {c} | {label[e]} | {med[(c, e)]:.3e} | {spread[(c, e)]} |")
 
     lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
     model = re.search(r"Model name:\s*(.*)", lscpu)
@@ -184,62 +341,92 @@ def report(args):
             f"- Machine: {model.group(1) if model else '?'}, {os.cpu_count()} logical CPUs; "
             f"load average before -> after: {args.load} (the timings are only comparable on an idle machine)",
             f"- Cores used: {args.cores} (Tessera: {args.tessera_layout}; "
-            f"LAMMPS: {args.cores} MPI ranks, 1 thread each)",
+            f"LAMMPS: {args.cores} MPI ranks, 1 thread each"
+            + (f"; GROMACS: each layout, {GMX_LAYOUTS['tmpi']} (tmpi) and {GMX_LAYOUTS['omp']} (omp), "
+               "threads pinned)" if gmx else ")"),
             f"- Tessera commit: `{args.commit}`; `tessera --version`: {args.tessera_version}",
             f"- Tessera build: {args.build_flags}",
             f"- LAMMPS: {args.lammps_version}",
-            "- Physics, the same for both engines (run.sh writes both inputs from one template per case): "
-            "fcc lattice, velocities at T0 (drawn differently by the two engines), NVE, neighbour list "
+            *([f"- GROMACS: {args.gromacs_version}"] if gmx else []),
+            "- Physics, the same for every engine (run.sh writes all inputs from one template per case): "
+            "fcc lattice, velocities at T0 (drawn differently by each engine), NVE, neighbour list "
             "rebuilt every 20 steps without checks (`neigh_modify delay 0 every 20 check no`), "
             "thermo at the first and last step only. Per case (coeffs: LJ epsilon, sigma; Morse D0, alpha, r0):",
             *[f"  - {c}: " + ", ".join(f"{k} {v}" for k, v in phys[c].items()) for c in cases],
             "- Same physics, checked before timing (a 20-step run of each engine) and again on every timed "
             "run: atom count, neighbour-list builds, and the step-0 temperature (vs T0), PE per atom and "
-            "pressure (vs the exact lattice sums) of both engines, to round-off.",
-            "", "Commands:", "", "```", args.command,
-            f"cd $CASE && {args.tessera_cmd}", f"cd $CASE && {args.lammps_cmd}", "```", "",
-            f"Logs and inputs: `{args.scratch}` (temporary).", ""]
+            "pressure (vs the exact lattice sums) of both engines, to round-off."]
+    if gmx:
+        out += ["- GROMACS units: sigma = 1 nm, epsilon = 1 kJ/mol, mass = 1 u, so tau = 1 ps, dt = 0.005 ps, "
+                "T0 = 1.44 / k_B = 173.19 K (GROMACS's k_B, 0.0083144626181532 kJ/mol/K); one atom type "
+                "with c6 = 4, c12 = 4 and one-atom molecules; `cutoff-scheme Verlet`, `nstlist 20`, "
+                "`verlet-buffer-tolerance -1`, rlist 2.8 nm, rvdw 2.5 nm, `vdw-modifier None` (plain cut, "
+                "no shift), `DispCorr no`, no charges (GROMACS then runs its LJ-only kernels), "
+                "`comm-mode None`. Checked on every GROMACS run: those values as md.log lists them, the "
+                "atom count, one pair search per 20 timed steps, and the step-0 PE per atom and the virial "
+                "part of the pressure against the same lattice sums (double: the round-off bound above; "
+                "mixed: its statistical single-precision bound). Its step-0 kinetic energy is the "
+                "leap-frog average around step 0, so temperature is not compared. Timed: md.log's wall "
+                f"time from `mdrun -resetstep 20` to the end, the same number of steps and list builds as "
+                "the other engines, after one untimed list period."]
+    out += ["", "Commands:", "", "```", args.command,
+            f"cd $CASE && {args.tessera_cmd}", f"cd $CASE && {args.lammps_cmd}",
+            *([f"cd $CASE && {args.gromacs_cmd}"] if gmx else []), "```", "",
+            "Logs and inputs: a temporary folder, not kept (run.sh names it when it starts).", ""]
 
     png = os.path.splitext(args.out)[0] + ".png"
-    plot(cases, atoms, med, runs, best, png, args.cores, lammps)
+    series = [("Tessera", dict(color="C0", lw=2.2, marker="o"), {c: "tessera" for c in cases}, True),
+              (f"LAMMPS (best of {'/'.join(VARIANTS[e][0] for e in lammps)})",
+               dict(color="C3", lw=2.2, marker="s"), best, True)]
+    dashes = [":", "--", "-.", (0, (1, 3))]
+    series += [(f"LAMMPS {VARIANTS[e][0]}", dict(color="C3", lw=1, ls=dashes[k % len(dashes)], alpha=0.45,
+                                                  marker="."), {c: e for c in cases}, False)
+               for k, e in enumerate(lammps)]
+    series += [(f"GROMACS {p} (best layout)", kw, gbest[p], False)
+               for p, kw in (("double", dict(color="C2", lw=2.2, marker="P")),
+                             ("mixed", dict(color="C2", lw=1.2, ls="--", marker="X", alpha=0.6)))
+               if gbest[p]]
+    plot(cases, atoms, med, runs, series, png,
+         f"Tessera vs {peers}, {args.cores} core(s)\nLJ (lines), Morse (stars), chain (diamonds), "
+         "EAM (triangles); bars: min..max")
     out += [f"![atom-steps/s against system size]({os.path.basename(png)})", ""]
+    text = "\n".join(out)
+    # no machine paths in the results: the peers' cache and the checkout by name
+    if args.peers_cache:
+        text = text.replace(args.peers_cache.rstrip("/") + "/", "<cpu-peers cache>/")
+    if args.repo:
+        text = text.replace(args.repo.rstrip("/") + "/", "")
     with open(args.out, "w") as f:
-        f.write("\n".join(out))
-    print("\n".join(out[:out.index("## Setup")]))
-    print(f"race.py: wrote {args.out} and {png}")
+        f.write(text)
+    print(text[:text.index("## Setup")])
+    print(f"race.py: wrote {args.out} and {png}; logs and inputs in {args.scratch}")
     return 0
 
 
-def plot(cases, atoms, med, runs, best, png, cores, lammps):
+def plot(cases, atoms, med, runs, series, png, title):
+    """series: (name, line style, {case: engine tag}, whether the non-LJ cases get a marker)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     lj = sorted((c for c in cases if c not in ("morse", "chain", "eam")), key=lambda c: atoms[c])
-    styles = [("tessera", "Tessera", dict(color="C0", lw=2.2, marker="o")),
-              ("best", f"LAMMPS (best of {'/'.join(VARIANTS[e][0] for e in lammps)})",
-               dict(color="C3", lw=2.2, marker="s"))]
-    dashes = [":", "--", "-.", (0, (1, 3))]
-    styles += [(e, f"LAMMPS {VARIANTS[e][0]}", dict(color="C3", lw=1, ls=dashes[k % len(dashes)], alpha=0.45,
-                                                     marker=".")) for k, e in enumerate(lammps)]
-    for key, name, kw in styles:
-        pick = lambda c: best[c] if key == "best" else key
-        if lj:
-            x = [atoms[c] for c in lj]
-            y = [med[(c, pick(c))] for c in lj]
-            err = [[y[i] - min(runs[(c, pick(c))]) for i, c in enumerate(lj)],
-                   [max(runs[(c, pick(c))]) - y[i] for i, c in enumerate(lj)]]
-            ax.errorbar(x, y, yerr=err, label=name, capsize=3, **kw)
+    for name, kw, pick, markers in series:
+        xs = [c for c in lj if c in pick]
+        if xs:
+            y = [med[(c, pick[c])] for c in xs]
+            err = [[y[i] - min(runs[(c, pick[c])]) for i, c in enumerate(xs)],
+                   [max(runs[(c, pick[c])]) - y[i] for i, c in enumerate(xs)]]
+            ax.errorbar([atoms[c] for c in xs], y, yerr=err, label=name, capsize=3, **kw)
         for other, marker in (("morse", "*"), ("chain", "D"), ("eam", "^")):
-            if other in cases and key in ("tessera", "best"):
-                ax.plot(atoms[other], med[(other, pick(other))], marker=marker, ms=11, ls="none",
+            if other in cases and markers:
+                ax.plot(atoms[other], med[(other, pick[other])], marker=marker, ms=11, ls="none",
                         color=kw["color"], label=f"{name.split(' (')[0]}, {other}")
     ax.set_xscale("log")
     ax.set_ylim(bottom=0)
     ax.set_xlabel("atoms")
     ax.set_ylabel("atom-steps/s (median)")
-    ax.set_title(f"Tessera vs LAMMPS, {cores} core(s): LJ (lines), Morse (stars), chain (diamonds), EAM (triangles); bars: min..max", fontsize=10)
+    ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -253,13 +440,29 @@ def main():
     c.add_argument("--tessera", required=True, help="path prefix TAG of TAG.csv and TAG.log")
     c.add_argument("--lammps", required=True, help="LAMMPS log file")
     c.add_argument("--physics", required=True, help="run.sh's key=value file: style density temp cutoff coeffs")
+    g = sub.add_parser("gro", help="write run.sh's fcc lattice as a GROMACS .gro file")
+    for a in ("density", "cells", "out"):
+        g.add_argument("--" + a, required=True)
+    g = sub.add_parser("gromacs-check", help="check a GROMACS run's settings and step 0 against the lattice sums")
+    g.add_argument("--log", required=True, help="md.log of the run")
+    g.add_argument("--xvg", required=True, help="gmx energy -dp output with Potential, Vir-XX/YY/ZZ, Temperature, Pressure")
+    g.add_argument("--physics", required=True, help="run.sh's key=value file")
+    g.add_argument("--precision", required=True, choices=list(GMX_EPS))
+    g.add_argument("--atoms", required=True, help="the atom count of the case")
+    g = sub.add_parser("gromacs-loop", help="print 'wall-seconds steps atoms' of a GROMACS run's timed steps")
+    g.add_argument("--log", required=True, help="md.log of the run")
     r = sub.add_parser("report", help="medians, markdown table and PNG from run.sh's timings.tsv")
     for a in ("timings", "out", "command", "commit", "cores", "tessera-version", "lammps-version",
               "tessera-cmd", "tessera-layout", "lammps-cmd", "load", "scratch"):
         r.add_argument("--" + a, required=True)
     r.add_argument("--build-flags", default="?")
+    r.add_argument("--gromacs-version", default="?")
+    r.add_argument("--gromacs-cmd", default="?")
+    r.add_argument("--peers-cache", default="", help="written as <cpu-peers cache> in the results")
+    r.add_argument("--repo", default="", help="the checkout; paths below it are written relative to it")
     args = p.parse_args()
-    return check(args) if args.cmd == "check" else report(args)
+    return {"check": check, "gro": gro, "gromacs-check": gromacs_check, "gromacs-loop": gromacs_loop,
+            "report": report}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Speed race (issue 7): times Tessera and LAMMPS on the same systems in the same
-# run: the LJ benchmark of LAMMPS's bench/in.lj at four sizes and a Morse solid.
+# Speed race (issue 7): times Tessera, LAMMPS and GROMACS on the same systems in
+# the same run: the LJ benchmark of LAMMPS's bench/in.lj at four sizes, a Morse
+# solid, bench/in.chain and bench/in.eam (GROMACS: the LJ cases only).
 # See README.md beside this file.
 set -euo pipefail
 
@@ -25,8 +26,16 @@ Usage: benchmarks/race/run.sh [options]
                   omp (-sf omp), intel (-sf intel, mode double) (default: plain,opt,
                   what Debian's lmp has; omp and intel need a build with those
                   packages: benchmarks/cpu-peers/)
+  --gromacs LIST  GROMACS precisions to time on the LJ cases, comma-separated from:
+                  double (gmx_d), mixed (gmx); or none (default: double,mixed, those
+                  that are built; each in two layouts: -ntmpi N -ntomp 1 and
+                  -ntmpi 1 -ntomp N)
+  --gromacs-cache DIR  the cpu-peers cache holding the GROMACS builds (default:
+                  \$TESSERA_CPU_PEERS_CACHE, else .cache/tessera-cpu-peers beside the
+                  checkout; benchmarks/cpu-peers/build.sh gromacs builds them)
   --dry-run       print the plan and the time estimate, run nothing
-Environment: LMP (default /usr/bin/lmp), PYTHON (default /usr/bin/python3).
+Environment: LMP (default /usr/bin/lmp), PYTHON (default /usr/bin/python3),
+TESSERA_CPU_PEERS_CACHE.
 EOF
 }
 
@@ -42,6 +51,8 @@ all_cases="32k 256k 2M 16M morse chain eam"
 
 sizes="32k,256k,2M,16M,morse,chain,eam"; reps=3; cores=$(nproc); out=""; steps=""; dry=0; tranks=0
 variants="plain,opt"
+gmx_precisions="double,mixed"
+gmx_cache="${TESSERA_CPU_PEERS_CACHE:-$(cd "$repo/.." && pwd)/.cache/tessera-cpu-peers}"
 tessera="$repo/build/src/app/tessera"
 while [ $# -gt 0 ]; do
   case "$1" in --dry-run|--tessera-ranks|-h|--help) ;; *) [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; exit 2; } ;; esac
@@ -53,6 +64,8 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --steps) steps="$2"; shift 2 ;;
     --lammps-variants) variants="$2"; shift 2 ;;
+    --gromacs) gmx_precisions="$2"; shift 2 ;;
+    --gromacs-cache) gmx_cache="$2"; shift 2 ;;
     --dry-run) dry=1; shift ;;
     --tessera-ranks) tranks=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -81,6 +94,32 @@ for v in ${variants//,/ }; do
 done
 [ ${#engines[@]} -gt 0 ] || die "--lammps-variants is empty"
 
+# GROMACS: per precision its binary in the cpu-peers cache, and the engine tags
+# gmx_<precision>_<layout> of the timings (race.py). It runs the LJ lattice cases
+# only: it has no Morse or EAM pair potential, and no list rebuilt on a distance
+# check, which the chain case (bench/in.chain) uses.
+declare -A gmx_bin=([double]=gromacs-double/install/bin/gmx_d [mixed]=gromacs-mixed/install/bin/gmx)
+declare -A gmx_layout=([tmpi]="-ntmpi $cores -ntomp 1" [omp]="-ntmpi 1 -ntomp $cores")
+gmx_layouts="tmpi omp"
+[ "$cores" -gt 1 ] || gmx_layouts="tmpi"  # the same layout on one core
+gmx_cases=" 32k 256k 2M 16M "
+gmx_warm=20  # mdrun -resetstep: one list period untimed (race.py checks it is one)
+case "$gmx_cache" in /*) ;; *) gmx_cache="$(pwd)/$gmx_cache" ;; esac
+gmx_run=()
+[ "$gmx_precisions" != none ] || gmx_precisions=""
+for p in ${gmx_precisions//,/ }; do
+  [ -n "${gmx_bin[$p]:-}" ] || die "unknown GROMACS precision '$p' (choose from: double, mixed; or none)"
+  if [ -x "$gmx_cache/${gmx_bin[$p]}" ]; then gmx_run+=("$p")
+  else echo "run.sh: GROMACS $p skipped: no $gmx_cache/${gmx_bin[$p]} (benchmarks/cpu-peers/build.sh gromacs builds it)"; fi
+done
+gmx_here=()  # the cases of this race that GROMACS runs
+if [ ${#gmx_run[@]} -gt 0 ]; then
+  for c in "${cases[@]}"; do [[ "$gmx_cases" != *" $c "* ]] || gmx_here+=("$c"); done
+  skipped=""
+  for c in "${cases[@]}"; do [[ "$gmx_cases" == *" $c "* ]] || skipped+="${skipped:+, }$c"; done
+  [ -z "$skipped" ] || echo "run.sh: GROMACS skipped for $skipped (not the same physics in GROMACS; LJ cases only)"
+fi
+
 case "$tessera" in /*) ;; *) tessera="$(pwd)/$tessera" ;; esac
 [ -x "$tessera" ] || die "Tessera binary not found: $tessera (build it, or pass --tessera BIN)"
 lmp="${LMP:-/usr/bin/lmp}"; python="${PYTHON:-/usr/bin/python3}"
@@ -99,13 +138,19 @@ case "$out" in /*) ;; *) out="$(pwd)/$out" ;; esac
 # atom-steps/s per core, ~6 us per atom of setup per process (lattice,
 # velocities, first list; measured ~13 us under load), and Tessera's peak
 # memory of ~0.8 KB per atom (LAMMPS needs about half).
-# Per case: a 20-step check of each engine, then reps x 3 timed runs.
+# Per case: a 20-step check of each engine, then reps x (Tessera, each LAMMPS
+# variant, each GROMACS precision x layout) timed runs; GROMACS runs one more
+# list period (untimed) and writes its inputs with grompp, counted as a run.
+nlay=$(wc -w <<< "$gmx_layouts")
 est_total=0
 mem_kb=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
 printf "%-6s %10s %6s %12s %8s\n" case atoms steps est.minutes est.GB
 for c in "${cases[@]}"; do
   n=${cells[$c]}; atoms=$((4 * n * n * n)); s=${steps:-${nsteps[$c]}}
-  secs=$(( (reps * 3 * s + 40) * atoms / (3000000 * cores) + (reps * 3 + 2) * atoms * 6 / 1000000 ))
+  nrun=$((1 + ${#engines[@]})); ncheck=2; ng=0
+  [[ " ${gmx_here[*]} " != *" $c "* ]] || { ng=$((${#gmx_run[@]} * nlay)); ncheck=$((2 + 3 * ${#gmx_run[@]})); }
+  secs=$(( (reps * (nrun * s + ng * (s + 20)) + 20 * ncheck) * atoms / (3000000 * cores) \
+           + (reps * (nrun + ng) + ncheck) * atoms * 6 / 1000000 ))
   est_total=$(( est_total + secs ))
   awk -v c="$c" -v a="$atoms" -v s="$s" -v t="$secs" -v m="$mem_kb" 'BEGIN {
     printf "%-6s %10d %6d %12.1f %8.1f%s\n", c, a, s, t / 60, a * 0.8e-6, (a * 0.8 > m ? "  (more than is free now)" : "") }'
@@ -137,7 +182,7 @@ write_inputs() {  # case dir steps
   [ "$1" != chain ] || { write_chain_inputs "$2" "$3"; return; }
   [ "$1" != eam ] || { write_eam_inputs "$2" "$3"; return; }
   local c=$1 dir=$2 s=$3 n=${cells[$1]}
-  local density=0.8442 temp=1.44 seed=87287 cut=2.5 skin=0.3 dt=0.005
+  local density=0.8442 temp=1.44 seed=87287 cut=2.5 skin=0.3 dt=0.005 every=20
   local style=lj/cut tcoeff="epsilon: 1.0, sigma: 1.0" lcoeff="1.0 1.0"
   if [ "$c" = morse ]; then
     density=1.0 temp=1.0 style=morse
@@ -156,7 +201,7 @@ potential:
   cutoff: $cut
   coeffs:
     - {types: [1, 1], $tcoeff}
-neighbor: {skin: $skin, every: 20, delay: 0, check: false}
+neighbor: {skin: $skin, every: $every, delay: 0, check: false}
 integrator: {style: nve, dt: $dt}
 run: {steps: $s}
 output:
@@ -174,7 +219,7 @@ velocity        all create $temp $seed loop geom
 pair_style      $style $cut
 pair_coeff      1 1 $lcoeff $cut
 neighbor        $skin bin
-neigh_modify    delay 0 every 20 check no
+neigh_modify    delay 0 every $every check no
 fix             1 all nve
 timestep        $dt
 thermo_style    custom step temp pe ke etotal press
@@ -184,7 +229,68 @@ run             $s
 EOF
   # what race.py needs for the exact step-0 lattice sums
   # (and the report's description of each case)
-  echo "style=$style density=$density temp=$temp cutoff=$cut coeffs=${lcoeff// /,} skin=$skin dt=$dt" > "$dir/physics"
+  echo "style=$style density=$density temp=$temp cutoff=$cut coeffs=${lcoeff// /,} skin=$skin dt=$dt every=$every" > "$dir/physics"
+  [[ " ${gmx_here[*]} " != *" $c "* ]] || write_gromacs_inputs
+}
+
+# GROMACS's inputs of an LJ case, from write_inputs' values (its locals are
+# visible here). Units: sigma = 1 nm, epsilon = 1 kJ/mol, mass = 1 u, so the
+# reduced values carry over, tau = 1 ps, and T0 in K is T0* / k_B with GROMACS's
+# own k_B in kJ/mol/K. One atom type with c6 = 4 eps sig^6, c12 = 4 eps sig^12
+# (comb-rule 1), one-atom molecules, no charges. mdrun -resetstep $gmx_warm
+# (one list period) then times the loop from that step on: with nsteps =
+# steps + gmx_warm - 1 that is the same number of steps and list builds as
+# the other engines time.
+write_gromacs_inputs() {
+  local kb=0.0083144626181532
+  local tk rlist c6 c12
+  read -r tk rlist c6 c12 < <(awk -v t="$temp" -v kb="$kb" -v rc="$cut" -v sk="$skin" -v c="$lcoeff" 'BEGIN {
+    split(c, e, " "); printf "%.17g %.17g %.17g %.17g\n", t / kb, rc + sk, 4 * e[1] * e[2] ^ 6, 4 * e[1] * e[2] ^ 12 }')
+  "$python" "$here/race.py" gro --density "$density" --cells "$n" --out "$dir/conf.gro"
+  cat > "$dir/topol.top" <<EOF
+[ defaults ]
+; nbfunc  comb-rule  gen-pairs
+  1       1          no
+[ atomtypes ]
+; name  mass  charge  ptype  c6  c12
+  LJ    1.0   0.0     A      $c6  $c12
+[ moleculetype ]
+; name  nrexcl
+  LJ    0
+[ atoms ]
+; nr  type  resnr  residue  atom  cgnr  charge  mass
+  1   LJ    1      LJ       LJ    1     0.0     1.0
+[ system ]
+LJ fcc lattice, density $density
+[ molecules ]
+LJ  $((4 * n * n * n))
+EOF
+  cat > "$dir/grompp.mdp" <<EOF
+integrator              = md
+dt                      = $dt
+nsteps                  = $((s + gmx_warm - 1))
+cutoff-scheme           = Verlet
+nstlist                 = $every
+verlet-buffer-tolerance = -1
+rlist                   = $rlist
+vdwtype                 = Cut-off
+vdw-modifier            = None
+rvdw                    = $cut
+DispCorr                = no
+coulombtype             = Cut-off
+rcoulomb                = $cut
+tcoupl                  = no
+pcoupl                  = no
+gen-vel                 = yes
+gen-temp                = $tk
+gen-seed                = $seed
+ld-seed                 = $seed
+constraints             = none
+comm-mode               = None
+nstcalcenergy           = $((s + gmx_warm - 1))
+nstenergy               = $((s + gmx_warm - 1))
+nstlog                  = $((s + gmx_warm - 1))
+EOF
 }
 
 # Each run leaves its stdout/log in $dir/<tag>.log; Tessera's CSV is renamed to match.
@@ -199,6 +305,36 @@ run_lammps() {  # dir tag [switches...]
   (cd "$dir" && OMP_NUM_THREADS=1 "${mpi[@]}" "$lmp" "$@" -in lammps.in -log "$tag.log" -screen none \
      > "$tag.out" 2>&1) || { tail -n 5 "$dir/$tag.out" "$dir/$tag.log" >&2; die "LAMMPS failed in $dir"; }
 }
+# GROMACS: grompp once per precision and folder (gmx-<precision>.tpr), then
+# mdrun per layout, and gmx energy -dp for the step-0 terms race.py checks.
+# grompp warns once, and only that warning is let through (-maxwarn 1): no
+# centre-of-mass motion removal (comm-mode None), as in LAMMPS and Tessera,
+# which do not remove it every step either.
+gmx_grompp() {  # dir precision
+  local dir=$1 bin="$gmx_cache/${gmx_bin[$2]}"
+  (cd "$dir" && "$bin" grompp -f grompp.mdp -c conf.gro -p topol.top -o "gmx-$2.tpr" -po "gmx-$2.mdout.mdp" \
+     -maxwarn 1 > "gmx-$2.grompp.out" 2>&1) || { tail -n 20 "$dir/gmx-$2.grompp.out" >&2; die "grompp ($2) failed in $dir"; }
+  local warnings
+  warnings=$(grep -c '^WARNING' "$dir/gmx-$2.grompp.out" || true)
+  [ "$warnings" = 0 ] || { [ "$warnings" = 1 ] && grep -A1 '^WARNING' "$dir/gmx-$2.grompp.out" | grep -q 'center of mass motion removal'; } \
+    || { grep -A4 '^WARNING' "$dir/gmx-$2.grompp.out" >&2; die "grompp ($2) in $dir: a warning other than comm-mode None"; }
+}
+run_gromacs() {  # dir precision layout tag
+  local dir=$1 bin="$gmx_cache/${gmx_bin[$2]}" tag=$4
+  # shellcheck disable=SC2086  # a layout's switches are words
+  (cd "$dir" && env -u OMP_NUM_THREADS GMX_MAXBACKUP=-1 "$bin" mdrun -s "gmx-$2.tpr" -deffnm "$tag" ${gmx_layout[$3]} \
+     -resetstep "$gmx_warm" -nb cpu -pin on -noconfout > "$tag.out" 2>&1 \
+     && printf 'Potential\nVir-XX\nVir-YY\nVir-ZZ\nTemperature\nPressure\n\n' \
+        | "$bin" energy -f "$tag.edr" -o "$tag.xvg" -dp > "$tag.energy.out" 2>&1) \
+    || { tail -n 20 "$dir/$tag.out" >&2; die "GROMACS ($2, $3) failed in $dir"; }
+}
+gmx_check() {  # dir tag precision case; prints race.py's table, or dies showing it
+  local report n=${cells[$4]}
+  report="$("$python" "$here/race.py" gromacs-check --log "$1/$2.log" --xvg "$1/$2.xvg" --physics "$1/physics" \
+    --precision "$3" --atoms $((4 * n * n * n)))" || { echo "$report" >&2; die "$1: $2: not the same physics (see above)"; }
+  echo "$report"
+}
+
 check() {  # dir tessera-tag lammps-tag; prints race.py's table, or dies showing it
   local report
   report="$("$python" "$here/race.py" check --tessera "$1/$2" --lammps "$1/$3.log" --physics "$1/physics")" \
@@ -213,6 +349,12 @@ for c in "${cases[@]}"; do
   run_tessera "$scratch/$c/check" tessera
   run_lammps "$scratch/$c/check" lammps
   echo -n "run.sh: $c same physics: "; check "$scratch/$c/check" tessera lammps
+  [[ " ${gmx_here[*]} " == *" $c "* ]] || continue
+  for p in "${gmx_run[@]}"; do
+    gmx_grompp "$scratch/$c/check" "$p"
+    run_gromacs "$scratch/$c/check" "$p" tmpi "gmx_$p"
+    echo -n "run.sh: $c same physics, GROMACS $p: "; gmx_check "$scratch/$c/check" "gmx_$p" "$p" "$c"
+  done
 done
 
 # Reps outer, engines inner: a change in machine load then hits all engines alike.
@@ -224,18 +366,36 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for c in "${cases[@]}"; do
   dir="$scratch/$c"; s=${steps:-${nsteps[$c]}}
   write_inputs "$c" "$dir" "$s"
+  gtags=()  # GROMACS's engine tags in this case: gmx_<precision>_<layout>
+  if [[ " ${gmx_here[*]} " == *" $c "* ]]; then
+    for p in "${gmx_run[@]}"; do
+      gmx_grompp "$dir" "$p"
+      for l in $gmx_layouts; do gtags+=("gmx_${p}_$l"); done
+    done
+  fi
   for r in $(seq "$reps"); do
     run_tessera "$dir" "tessera-$r"
     for v in ${variants//,/ }; do
       # shellcheck disable=SC2086  # a variant's switches are words
       run_lammps "$dir" "${vtag[$v]}-$r" ${vargs[$v]}
     done
+    for g in "${gtags[@]}"; do
+      IFS=_ read -r _ p l <<< "$g"
+      run_gromacs "$dir" "$p" "$l" "$g-$r"
+    done
     for e in "${engines[@]}"; do check "$dir" "tessera-$r" "$e-$r" > /dev/null; done  # same physics each run
-    for e in tessera "${engines[@]}"; do
-      read -r t st at < <(loop_of "$dir/$e-$r.log") || die "no loop time in $dir/$e-$r.log"
+    for g in "${gtags[@]}"; do
+      IFS=_ read -r _ p _ <<< "$g"
+      gmx_check "$dir" "$g-$r" "$p" "$c" > /dev/null
+    done
+    for e in tessera "${engines[@]}" "${gtags[@]}"; do
+      if [[ "$e" == gmx_* ]]; then timing="$("$python" "$here/race.py" gromacs-loop --log "$dir/$e-$r.log")" || die "$dir/$e-$r.log: no timing"
+      else timing="$(loop_of "$dir/$e-$r.log")"; fi
+      read -r t st at <<< "$timing"
+      [ -n "${at:-}" ] || die "no loop time in $dir/$e-$r.log"
       echo -e "$c\t$e\t$r\t$t\t$st\t$at" >> "$timings"
       awk -v c="$c" -v r="$r" -v e="$e" -v t="$t" -v n="$((at * st))" \
-        'BEGIN {printf "run.sh: %-6s rep %d %-7s loop %9.3f s  %.3e atom-steps/s\n", c, r, e, t, n/t}'
+        'BEGIN {printf "run.sh: %-6s rep %d %-15s loop %9.3f s  %.3e atom-steps/s\n", c, r, e, t, n/t}'
     done
   done
 done
@@ -254,6 +414,15 @@ fi
 
 switches=""
 for v in ${variants//,/ }; do switches+="${switches:+ | }$v: ${vargs[$v]:-(none)}"; done
+gmx_version="" gmx_cmd=""
+for p in "${gmx_run[@]}"; do
+  gmx_version+="${gmx_version:+; }$p: $("$gmx_cache/${gmx_bin[$p]}" --version 2>/dev/null | awk -F': *' '
+    /^GROMACS version/ {v = $2} /^Precision/ {pr = $2} /^SIMD instructions/ {s = $2} END {print "GROMACS " v ", " pr " precision, SIMD " s}')"
+  gmx_cmd+="${gmx_cmd:+ | }$p: $gmx_cache/${gmx_bin[$p]}"
+done
+layouts=""
+for l in $gmx_layouts; do layouts+="${layouts:+ | }$l: ${gmx_layout[$l]}"; done
+[ -z "$gmx_cmd" ] || gmx_cmd="GMX grompp -f grompp.mdp -c conf.gro -p topol.top -o gmx-P.tpr -maxwarn 1 && env -u OMP_NUM_THREADS GMX_MAXBACKUP=-1 GMX mdrun -s gmx-P.tpr -deffnm T LAYOUT -resetstep $gmx_warm -nb cpu -pin on -noconfout   # GMX per precision P: $gmx_cmd; LAYOUT: $layouts"
 mkdir -p "$(dirname "$out")"
 "$python" "$here/race.py" report --timings "$timings" --out "$out" \
   --command "$invocation" --commit "$commit ($dirty)" --cores "$cores" \
@@ -261,4 +430,5 @@ mkdir -p "$(dirname "$out")"
   --lammps-version "$(head -1 "$scratch/${cases[0]}/${engines[0]}-1.log")" \
   --tessera-cmd "${tessera_run[*]}" --tessera-layout "$([ "$tranks" = 0 ] && echo "1 process, $cores OpenMP threads" || echo "$cores MPI ranks, 1 thread each")" \
   --lammps-cmd "OMP_NUM_THREADS=1 ${mpi[*]} $lmp [SWITCHES] -in lammps.in -log L -screen none   # SWITCHES per variant: $switches" \
-  --build-flags "$flags" --load "$load_before -> $load_after" --scratch "$scratch"
+  --build-flags "$flags" --load "$load_before -> $load_after" --scratch "$scratch" \
+  --gromacs-version "${gmx_version:-?}" --gromacs-cmd "${gmx_cmd:-?}" --peers-cache "$gmx_cache" --repo "$repo"
