@@ -38,6 +38,12 @@ std::vector<std::int64_t> rdf_histogram(const AtomStore& a, const NeighborList& 
         ++mine[bin];
         const int pair = row_of[ti * ntp + a.type[j]];
         if (pair > 0) ++mine[static_cast<std::size_t>(pair) * bins + bin];
+        // A half list holds a pair of locals once: it counts from j too.
+        if (nl.half && static_cast<std::size_t>(j) < a.nlocal) {
+          ++mine[bin];
+          const int back = row_of[a.type[j] * ntp + ti];
+          if (back > 0) ++mine[static_cast<std::size_t>(back) * bins + bin];
+        }
       }
     }
 #pragma omp critical

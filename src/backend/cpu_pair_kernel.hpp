@@ -34,6 +34,14 @@ struct PairKernelArgs : KernelOutputs {
   const Params* params;  // (ntypes+1)^2 table, row-major by type
   int type_stride;
   bool one_type;  // every atom has type 1: the parameters are read once
+  // A half list (NeighborList::half): the rows of atoms order[begin, end)
+  // (one slab's), each pair's opposite force added to a local partner
+  // (index < nlocal), a local pair's whole energy and virial to the row's
+  // atom and half of a ghost pair's; every output is added to (accumulate:
+  // the caller zeroes them first when the force is the list's first).
+  bool half = false;
+  const int* order = nullptr;
+  int nlocal = 0;
 };
 
 // The potentials with kernels compiled for every instruction set. A
@@ -48,7 +56,8 @@ struct PairKernelArgs : KernelOutputs {
 template <class Pot>
 inline constexpr bool kHasSimdKernels = false;
 
-// Local atoms [begin, end) of one variant.
+// Local atoms [begin, end) of one variant (of a half list: the atoms
+// order[begin, end)).
 #define TESSERA_DECLARE_PAIR_KERNELS(Pot)                                     \
   template <>                                                                 \
   inline constexpr bool kHasSimdKernels<Pot> = true;                          \

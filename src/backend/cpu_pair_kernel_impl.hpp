@@ -138,51 +138,120 @@ inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const 
   }
 }
 
+// The pairs of atom i (at xi, yi, zi) with atoms idx[0, W), lane l taking
+// idx[l]: separation, its square, force (times the separation), energy and
+// the pair's cutoff, whether or not the pair is within it.
+struct LanePairs {
+  alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
+};
+template <class Pot, bool kOneType>
+inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
+                       double xi, double yi, double zi, LanePairs& p) {
+  using P = typename Pot::Params;
+  alignas(64) double xj[W], yj[W], zj[W], tj[W];
+  load_lanes(a.pos, idx, xj, yj, zj, tj);
+#pragma omp simd
+  for (int l = 0; l < W; ++l) {
+    p.dx[l] = xi - xj[l];
+    p.dy[l] = yi - yj[l];
+    p.dz[l] = zi - zj[l];
+    p.r2[l] = p.dx[l] * p.dx[l] + p.dy[l] * p.dy[l] + p.dz[l] * p.dz[l];
+  }
+  if (kOneType) {
+    const P& q = row[1];
+#pragma omp simd
+    for (int l = 0; l < W; ++l) {
+      Pot::eval(p.r2[l], q, p.f[l], p.e[l]);
+      p.cut[l] = q.cutsq;
+    }
+  } else {
+    for (int l = 0; l < W; ++l) {
+      const P& q = row[static_cast<int>(tj[l])];
+      Pot::eval(p.r2[l], q, p.f[l], p.e[l]);
+      p.cut[l] = q.cutsq;
+    }
+  }
+}
+
 // Neighbours idx[0, nvalid) of atom i, lane l taking idx[l].
 template <class Pot, bool kOneType, bool kTensor>
 inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
                        int nvalid, double xi, double yi, double zi, LaneSums& s, LaneTensor& vt) {
-  using P = typename Pot::Params;
-  alignas(64) double xj[W], yj[W], zj[W], tj[W];
-  alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
-  load_lanes(a.pos, idx, xj, yj, zj, tj);
+  LanePairs p;
+  eval_lanes<Pot, kOneType>(a, row, idx, xi, yi, zi, p);
+  add_lane_sums<kTensor>(nvalid, p.dx, p.dy, p.dz, p.r2, p.cut, p.f, p.e, s, vt);
+}
+
+// The same for a half list's row (PairKernelArgs::half): lane l's pair
+// counts whole in atom i's energy and virial when its partner is local (the
+// partner gets none of it), half when it is a ghost; and the partner, when
+// local, gets the opposite force. The lanes hold different atoms, so their
+// partners' sums do not depend on the lanes' order.
+template <class Pot, bool kOneType, bool kTensor>
+inline void pair_block_half(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row,
+                            const int* idx, int nvalid, double xi, double yi, double zi, LaneSums& s,
+                            LaneTensor& vt, double (*jbuf)[W]) {
+  LanePairs p;
+  eval_lanes<Pot, kOneType>(a, row, idx, xi, yi, zi, p);
+  const double *dx = p.dx, *dy = p.dy, *dz = p.dz, *r2 = p.r2, *f = p.f, *e = p.e, *cut = p.cut;
+  alignas(64) double fm[W], wt[W], em[W], jd[W];
+  // The partners' forces go straight to the buffer (HalfRowBuffer).
+  double* const fxj = static_cast<double*>(__builtin_assume_aligned(jbuf[0], 64));
+  double* const fyj = static_cast<double*>(__builtin_assume_aligned(jbuf[1], 64));
+  double* const fzj = static_cast<double*>(__builtin_assume_aligned(jbuf[2], 64));
+  const int nlocal = a.nlocal;
+  const double nlocal_d = nlocal;
+  // The partners' indices as doubles, so that the lane loop below has no
+  // integer lanes and vectorises (with them GCC left it scalar, and its
+  // lane-by-lane reads of vector stores ran the kernel 3.5x slower).
 #pragma omp simd
-  for (int l = 0; l < W; ++l) {
-    dx[l] = xi - xj[l];
-    dy[l] = yi - yj[l];
-    dz[l] = zi - zj[l];
-    r2[l] = dx[l] * dx[l] + dy[l] * dy[l] + dz[l] * dz[l];
-  }
-  if (kOneType) {
-    const P& p = row[1];
+  for (int l = 0; l < W; ++l) jd[l] = idx[l];
 #pragma omp simd
-    for (int l = 0; l < W; ++l) {
-      Pot::eval(r2[l], p, f[l], e[l]);
-      cut[l] = p.cutsq;
-    }
-  } else {
-    for (int l = 0; l < W; ++l) {
-      const P& p = row[static_cast<int>(tj[l])];
-      Pot::eval(r2[l], p, f[l], e[l]);
-      cut[l] = p.cutsq;
+  for (LaneInt l = 0; l < W; ++l) {
+    const bool in = (l < nvalid) & (r2[l] < cut[l]);
+    fm[l] = in ? f[l] : 0.0;
+    em[l] = in ? e[l] : 0.0;
+    wt[l] = jd[l] < nlocal_d ? 1.0 : 0.5;
+  }
+#pragma omp simd
+  for (LaneInt l = 0; l < W; ++l) {
+    fxj[l] = dx[l] * fm[l];
+    fyj[l] = dy[l] * fm[l];
+    fzj[l] = dz[l] * fm[l];
+    s.fx[l] += fxj[l];
+    s.fy[l] += fyj[l];
+    s.fz[l] += fzj[l];
+    s.e[l] += wt[l] * em[l];
+    s.w[l] += wt[l] * (r2[l] * fm[l]);
+  }
+  if constexpr (kTensor) {
+#pragma omp simd
+    for (LaneInt l = 0; l < W; ++l) {
+      vt.t[0][l] += wt[l] * (dx[l] * fxj[l]);
+      vt.t[1][l] += wt[l] * (dy[l] * fyj[l]);
+      vt.t[2][l] += wt[l] * (dz[l] * fzj[l]);
+      vt.t[3][l] += wt[l] * (dx[l] * fyj[l]);
+      vt.t[4][l] += wt[l] * (dx[l] * fzj[l]);
+      vt.t[5][l] += wt[l] * (dy[l] * fzj[l]);
     }
   }
-  add_lane_sums<kTensor>(nvalid, dx, dy, dz, r2, cut, f, e, s, vt);
 }
 
 // Atom i's sums into the outputs of `a` (PairKernelArgs or EamKernelArgs),
 // plus own[i] in the energy when given (EAM's embedding energy).
-template <bool kTensor, class Args>
+template <bool kTensor, class Args, bool kHalfList = false>
 inline void store_lane_sums(const Args& a, int i, const LaneSums& s, const LaneTensor& vt, const double* own) {
-  // Each pair is visited from both ends: half the energy and virial here.
-  const double e = 0.5 * reduce_lanes(s.e);
+  // In a full list each pair is visited from both ends: half the energy and
+  // virial here. A half list's lanes carry their shares already.
+  constexpr double kShare = kHalfList ? 1.0 : 0.5;
+  const double e = kShare * reduce_lanes(s.e);
   const double f[5] = {reduce_lanes(s.fx), reduce_lanes(s.fy), reduce_lanes(s.fz), own ? own[i] + e : e,
-                       0.5 * reduce_lanes(s.w)};
+                       kShare * reduce_lanes(s.w)};
   double* out[5] = {a.fx, a.fy, a.fz, a.pe, a.virial};
   for (int c = 0; c < 5; ++c) out[c][i] = a.accumulate ? out[c][i] + f[c] : f[c];
   if constexpr (kTensor)
     for (int c = 0; c < 6; ++c) {
-      const double t = 0.5 * reduce_lanes(vt.t[c]);
+      const double t = kShare * reduce_lanes(vt.t[c]);
       a.tensor[c][i] = a.accumulate ? a.tensor[c][i] + t : t;
     }
 }
@@ -203,33 +272,86 @@ inline void for_lane_blocks(const int* list, int n, bool padded, int i, const Bl
   }
 }
 
-template <class Pot, bool kOneType, bool kTensor>
+// Half rows' partner forces, a few blocks at a time: each block stores its
+// lanes' forces here, and they are taken off the partners in one scalar pass
+// once kBlocks blocks are in (across rows: the order of the additions is
+// still fixed by the slab's rows alone) and at the slab's end. Taken off in
+// the block itself, the AVX-512 gather and scatter cost more than the pairs
+// saved, and a scalar loop reading the block's fresh vector stores lane by
+// lane waited on store forwarding.
+struct HalfRowBuffer {
+  static constexpr int kBlocks = 8;
+  alignas(64) double f[kBlocks][3][W];
+  const int* idx[kBlocks];
+  int nvalid[kBlocks];
+  int n = 0;
+  // Takes the buffered forces off the local partners (index < nlocal).
+  void flush(double* fx, double* fy, double* fz, int nlocal) {
+    for (int b = 0; b < n; ++b)
+      for (int l = 0; l < nvalid[b]; ++l) {
+        const int j = idx[b][l];
+        if (j < nlocal) {
+          fx[j] -= f[b][0][l];
+          fy[j] -= f[b][1][l];
+          fz[j] -= f[b][2][l];
+        }
+      }
+    n = 0;
+  }
+};
+
+// Rows of local atoms [begin, end), or of a half list (kHalf): atoms
+// a.order[begin, end), each adding its row's sums to its outputs (which
+// hold its partners' opposite forces so far; PairKernelArgs::half).
+template <class Pot, bool kOneType, bool kTensor, bool kHalf>
 __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
-  for (int i = begin; i < end; ++i) {
+  HalfRowBuffer buf;  // a half list's only
+  for (int k = begin; k < end; ++k) {
+    const int i = kHalf ? a.order[k] : k;
     const double* pi = a.pos + 4L * i;
     const typename Pot::Params* row = a.params + static_cast<long>(static_cast<int>(pi[3])) * a.type_stride;
     LaneSums s = {};
     LaneTensor vt;
     if constexpr (kTensor) vt = {};
     for_lane_blocks(a.nbr + i * a.stride, a.nbr_count[i], a.padded, i, [&](const int* idx, int nvalid) {
-      pair_block<Pot, kOneType, kTensor>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
+      if constexpr (kHalf) {
+        if (buf.n == HalfRowBuffer::kBlocks) buf.flush(a.fx, a.fy, a.fz, a.nlocal);
+        // A padded row's blocks are read in place; a copied tail block
+        // (for_lane_blocks) lives no longer than this call.
+        buf.idx[buf.n] = idx;
+        buf.nvalid[buf.n] = nvalid;
+        pair_block_half<Pot, kOneType, kTensor>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt, buf.f[buf.n]);
+        ++buf.n;
+        if (!a.padded) buf.flush(a.fx, a.fy, a.fz, a.nlocal);
+      } else {
+        pair_block<Pot, kOneType, kTensor>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
+      }
     });
-    store_lane_sums<kTensor>(a, i, s, vt, nullptr);
+    store_lane_sums<kTensor, PairKernelArgs<typename Pot::Params>, kHalf>(a, i, s, vt, nullptr);
+  }
+  if constexpr (kHalf) buf.flush(a.fx, a.fy, a.fz, a.nlocal);
+}
+
+template <class Pot, bool kHalf>
+void pair_kernel_as(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
+  if (a.tensor[0]) {
+    if (a.one_type)
+      pair_rows<Pot, true, true, kHalf>(a, begin, end);
+    else
+      pair_rows<Pot, false, true, kHalf>(a, begin, end);
+  } else if (a.one_type) {
+    pair_rows<Pot, true, false, kHalf>(a, begin, end);
+  } else {
+    pair_rows<Pot, false, false, kHalf>(a, begin, end);
   }
 }
 
 template <class Pot>
 void pair_kernel_of(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
-  if (a.tensor[0]) {
-    if (a.one_type)
-      pair_rows<Pot, true, true>(a, begin, end);
-    else
-      pair_rows<Pot, false, true>(a, begin, end);
-  } else if (a.one_type) {
-    pair_rows<Pot, true, false>(a, begin, end);
-  } else {
-    pair_rows<Pot, false, false>(a, begin, end);
-  }
+  if (a.half)
+    pair_kernel_as<Pot, true>(a, begin, end);
+  else
+    pair_kernel_as<Pot, false>(a, begin, end);
 }
 
 #if defined(__AVX2__) && !defined(__AVX512F__)

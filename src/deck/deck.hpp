@@ -91,11 +91,16 @@ struct NeighborSpec {
   int delay = 0;
   bool check = true;
   bool sort = true;
-  // Sort at every sort_every-th list build only (the first build always).
-  int sort_every = 1;
+  // Sort at the first list build after each multiple of sort_every steps
+  // (and at the run's first build).
+  int sort_every = 1000;
   // "rows" (per-atom Verlet rows) or "clusters" (device only: a cluster list,
   // kernels/device/cluster_list.hpp).
   std::string layout = "rows";
+  // "full" or "half" (NeighborList::half; CPU only, the device's lists are
+  // full).
+  std::string list = "full";
+  DeckLocation list_at;
   DeckLocation skin_at;
   // How far from a sub-box atoms are copied as ghosts, when more than the
   // pair cutoff + skin is needed (an angle's far atom); 0: cutoff + skin.

@@ -64,6 +64,7 @@ std::vector<std::string> build_table() {
       "neighbor.sort",
       "neighbor.sort_every",
       "neighbor.layout",
+      "neighbor.list",
       "neighbor.ghost_cutoff",
       "integrator",
       "integrator.style",

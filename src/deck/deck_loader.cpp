@@ -454,8 +454,12 @@ NeighborSpec read_neighbor(const YamlSection& s, const Units& units) {
   n.delay = static_cast<int>(delay);
   n.check = s.boolean("check", true);
   n.sort = s.boolean("sort", true);
-  n.sort_every = static_cast<int>(s.has("sort_every") ? positive_int(s, "sort_every", 1000000) : 1);
+  n.sort_every = static_cast<int>(s.has("sort_every") ? positive_int(s, "sort_every", 1000000000) : 1000);
   n.layout = s.string("layout", "rows");
+  n.list = s.string("list", "full");
+  n.list_at = s.where("list");
+  if (n.list != "half" && n.list != "full")
+    s.fail("list", fmt::format("unknown list '{}' (known: full, half)", n.list));
   n.ghost_cutoff = s.number("ghost_cutoff", 0.0);
   n.ghost_cutoff_at = s.where("ghost_cutoff");
   if (n.ghost_cutoff < 0) s.fail("ghost_cutoff", fmt::format("must not be negative, got {}", n.ghost_cutoff));

@@ -47,6 +47,10 @@ class Force {
   // Pass `pass` over the local atoms, writing its results as `opt` says
   // (the pass that produces forces does; earlier ones write intermediates).
   virtual void compute_pass(int pass, AtomStore& atoms, const NeighborList& list, const PassOptions& opt) const = 0;
+  // Whether this force runs on a half list (NeighborList::half) as well as
+  // on a full one; the CPU builds half lists only when every force of the
+  // run does. A force that reads no rows (bonds, angles) says yes.
+  virtual bool reads_half_list() const { return false; }
   // Whether a computation can find the run unable to go on (a bond broken
   // or stretched past its partner's reach): the step then asks failure()
   // on every rank, and stops the run on all of them when any has one.

@@ -58,4 +58,10 @@ void ForceList::compute(AtomStore& atoms, const NeighborList& list, const Forwar
   }
 }
 
+bool ForceList::reads_half_list() const {
+  for (const auto& f : forces_)
+    if (!f->reads_half_list()) return false;
+  return true;
+}
+
 }  // namespace tessera

@@ -23,6 +23,8 @@ class ForceList {
   std::size_t size() const { return forces_.size(); }
   const Force& operator[](std::size_t k) const { return *forces_[k]; }
   double max_cutoff() const;
+  // Whether every force runs on a half list (Force::reads_half_list).
+  bool reads_half_list() const;
   // Whether any force may fail (Force::may_fail), and the first failure of
   // the last computation, in list order ("" when none).
   bool may_fail() const;

@@ -4,12 +4,12 @@
 
 namespace tessera {
 
-// Full Verlet list: every local atom lists all its neighbours (local and
-// ghost) within cutoff + skin. Each pair is stored twice; that costs twice the
-// pair work of a half list, but the force on an atom is then a sum in a fixed
-// order owned by one thread, so results are bitwise independent of the
-// thread count and the same loop body runs on CPU threads and GPU threads.
-// Fixed stride per atom (padded), the layout a GPU kernel reads as it is.
+// Verlet list: the local atoms' neighbours (local and ghost) within cutoff +
+// skin, one row per atom. Full (each pair in both atoms' rows: each atom's
+// force is a sum owned by one thread, the layout the device kernels read)
+// or half (each pair of locals once; see `half`). Either way the results
+// are bitwise independent of the thread count. Fixed stride per atom
+// (padded).
 struct NeighborList {
   int stride = 0;
   std::vector<int> count;  // per local atom
@@ -18,6 +18,19 @@ struct NeighborList {
   // multiple of it with the atom's own index, so that a vector kernel can
   // read whole blocks (it must still ignore entries past count).
   int pad = 1;
+  // Half list (the CPU backend's default; docs/algorithms.md, "Half
+  // lists"): a pair of locals is listed once, in the row of the atom whose
+  // slab comes first (the lower index within a slab), and the kernel adds
+  // the opposite force to the partner; a ghost is listed in its local
+  // partner's row only, since this rank needs only the local's force. The
+  // slabs cut the sub-box along one axis, each at least reach / (colors - 1)
+  // thick, so a row writes only to its own slab and the colors - 1 after it:
+  // the slabs of one colour (s % colors) can run at once, the colours one
+  // after another, and every sum has one order whatever the thread count.
+  bool half = false;
+  int colors = 0;
+  std::vector<int> slab_start;  // slab s: slab_atoms[slab_start[s] .. slab_start[s + 1])
+  std::vector<int> slab_atoms;  // the local atoms by slab, increasing index within one
   // Positions at the last build, for the displacement check.
   std::vector<double> x0, y0, z0;
   long builds = 0;

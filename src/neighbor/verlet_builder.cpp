@@ -60,13 +60,59 @@ int drop_excluded(const MolecularArrays& m, std::size_t i, const AtomId* id, int
   return kept;
 }
 
+// A half list's slabs (NeighborList::half), from each atom's position at
+// this build; the list holds only pairs closer than `reach` then, so a
+// pair's slabs differ by at most colors - 1. Along z, the spatial sort's
+// slowest axis, so that a slab's rows and most of its partners are close
+// in memory (along x, the rows of one slab are spread over the whole list
+// and the kernel waits on memory: 4x slower at 32k atoms); along the
+// longest axis only when z is too thin for four slabs a colour.
+void assign_slabs(const AtomStore& a, const SubDomain& sd, double reach, std::vector<int>& slab, NeighborList& nl) {
+  int axis = 2;
+  if (half_list_slabs(sd.hi[2] - sd.lo[2], reach) < 4 * kHalfListColors)
+    for (int d = 0; d < 2; ++d)
+      if (sd.hi[d] - sd.lo[d] > sd.hi[axis] - sd.lo[axis]) axis = d;
+  const double lo = sd.lo[axis], extent = sd.hi[axis] - sd.lo[axis];
+  const int nslab = half_list_slabs(extent, reach);
+  const double per_width = nslab / extent;
+  const std::vector<double>& x = axis == 0 ? a.x : axis == 1 ? a.y : a.z;
+  const int nlocal = static_cast<int>(a.nlocal);
+  slab.resize(static_cast<std::size_t>(nlocal));
+  nl.colors = kHalfListColors;
+  nl.slab_start.assign(static_cast<std::size_t>(nslab) + 1, 0);
+  // A local just outside its sub-box (it moved since the wrap) counts in the
+  // end slab: that only brings it closer to its partners' slabs.
+  for (int i = 0; i < nlocal; ++i) {
+    const int s = std::min(std::max(static_cast<int>((x[i] - lo) * per_width), 0), nslab - 1);
+    slab[i] = s;
+    ++nl.slab_start[s + 1];
+  }
+  for (int s = 0; s < nslab; ++s) nl.slab_start[s + 1] += nl.slab_start[s];
+  nl.slab_atoms.resize(static_cast<std::size_t>(nlocal));
+  std::vector<int> next(nl.slab_start.begin(), nl.slab_start.end() - 1);
+  for (int i = 0; i < nlocal; ++i) nl.slab_atoms[next[slab[i]]++] = i;
+}
+
+// Keeps, of atom i's neighbours found[0..k), those of its half row, in
+// order; returns the new count.
+int keep_half(int i, const int* slab, int nlocal, int* found, int k) {
+  const int si = slab[i];
+  int kept = 0;
+  for (int p = 0; p < k; ++p) {
+    const int j = found[p];
+    found[kept] = j;
+    kept += j >= nlocal || slab[j] > si || (slab[j] == si && j > i);
+  }
+  return kept;
+}
+
 }  // namespace
 
 // List order: cell rows by (z, y) offset, then x, then bin order within a
 // cell, i.e. increasing bin position along each row. The order fixes the
 // force summation order, so it depends only on the positions and the
 // region searched (which also sets the cell width, reach_in_cells).
-void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach, NeighborList& nl) {
+void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach, NeighborList& nl, bool half) {
   double lo[3], hi[3];
   for (int d = 0; d < 3; ++d) {
     lo[d] = sd.lo[d] - reach;
@@ -84,6 +130,16 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   const bool specials = molecular_fields_on();
   const MolecularArrays mol = specials ? molecular_arrays(a) : MolecularArrays{};
 
+  nl.half = half;
+  if (half) {
+    assign_slabs(a, sd, reach, slab_, nl);
+  } else {
+    nl.colors = 0;
+    nl.slab_start.clear();
+    nl.slab_atoms.clear();
+  }
+  const int* slab = slab_.data();
+
   nl.count.resize(nlocal);
   auto whole_blocks = [](int n) { return (n + kPairLanes - 1) / kPairLanes * kPairLanes; };
   nl.stride = whole_blocks(std::max(nl.stride, 64));
@@ -98,6 +154,7 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
       // Atom i's k neighbours in found, to its row of the list.
       auto finish = [&](int i, int k) {
         if (specials && mol.special[0][i] != 0) k = drop_excluded(mol, static_cast<std::size_t>(i), a.id.data(), found.data(), k);
+        if (half) k = keep_half(i, slab, nlocal, found.data(), k);
         // Padding with i itself, whose distance is 0: never a neighbour, but
         // a valid index for a kernel that loads whole lane blocks.
         const int padded = std::min(whole_blocks(k), stride);

@@ -6,16 +6,27 @@
 
 namespace tessera {
 
-// Builds full Verlet lists from cell bins. Holds its scratch arrays so that
+// Builds Verlet lists from cell bins. Holds its scratch arrays so that
 // rebuilds do not allocate.
 class VerletBuilder {
  public:
-  // Every pair closer than `reach` (cutoff + skin) is listed.
-  void build(const AtomStore& atoms, const SubDomain& sd, double reach, NeighborList& out);
+  // Every pair closer than `reach` (cutoff + skin) is listed: in both atoms'
+  // rows, or with `half` once, with the slabs that schedule it
+  // (NeighborList::half).
+  void build(const AtomStore& atoms, const SubDomain& sd, double reach, NeighborList& out, bool half = false);
 
  private:
   CellBins bins_;
+  std::vector<int> slab_;  // per local atom, for a half list
 };
+
+// How many slabs of at least `reach` / 2 fit in `extent`: a half list's
+// rows then write to their own slab and the next two (3 colours).
+constexpr int kHalfListColors = 3;
+inline int half_list_slabs(double extent, double reach) {
+  const double n = extent * (kHalfListColors - 1) / reach;
+  return n < 1 ? 1 : static_cast<int>(n);
+}
 
 // Reorders the local atoms by the cell they sit in, so that atoms close in
 // space are close in memory (better cache and GPU coalescing).

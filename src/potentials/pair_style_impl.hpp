@@ -53,6 +53,10 @@ class PairStyleImpl final : public PairStyle {
     static_cast<KernelOutputs&>(args) = kernel_outputs(a, opt);
     PairKernelFn<Pot> fn = &simd_fallback::pair_kernel_of<Pot>;
     if constexpr (kHasSimdKernels<Pot>) fn = pair_kernel_for<Pot>(level);
+    if (nl.half) {
+      run_half(args, fn, nl, static_cast<long>(a.nlocal));
+      return;
+    }
     // Chunks of atoms: each atom's sums are its own, so neither the chunk
     // size nor the thread that runs a chunk changes any result. Handed out
     // dynamically, so a thread that shares its core with another process
@@ -64,6 +68,8 @@ class PairStyleImpl final : public PairStyle {
     for (long c = 0; c < nchunks; ++c)
       fn(args, static_cast<int>(c * kChunk), static_cast<int>(std::min(nlocal, (c + 1) * kChunk)));
   }
+
+  bool reads_half_list() const override { return true; }
 
   void eval_pair(int ti, int tj, double r2, double& fpair, double& energy) const override {
     const auto& p = params_[ti * ntp_ + tj];
@@ -77,6 +83,34 @@ class PairStyleImpl final : public PairStyle {
   const std::vector<typename Pot::Params>& params() const { return params_; }
 
  private:
+  // A half list's rows (NeighborList::half): the outputs zeroed when this
+  // force stores rather than adds, then the slabs colour by colour, those
+  // of one colour on any thread (each slab's rows in order on one), so
+  // every sum has the same order whatever the thread count.
+  static void run_half(PairKernelArgs<typename Pot::Params>& args, PairKernelFn<Pot> fn, const NeighborList& nl,
+                       long nlocal) {
+    const bool zero = !args.accumulate;
+    args.accumulate = true;
+    args.half = true;
+    args.order = nl.slab_atoms.data();
+    args.nlocal = static_cast<int>(nlocal);
+    double* out[11] = {args.fx, args.fy, args.fz, args.pe, args.virial};
+    int nout = 5;
+    for (int c = 0; c < 6 && args.tensor[0]; ++c) out[nout++] = args.tensor[c];
+    const int nslab = static_cast<int>(nl.slab_start.size()) - 1;
+#pragma omp parallel
+    {
+      if (zero)
+#pragma omp for schedule(static)
+        for (long i = 0; i < nlocal; ++i)
+          for (int c = 0; c < nout; ++c) out[c][i] = 0.0;
+      for (int color = 0; color < nl.colors; ++color) {
+#pragma omp for schedule(dynamic, 1)
+        for (int s = color; s < nslab; s += nl.colors) fn(args, nl.slab_start[s], nl.slab_start[s + 1]);
+      }
+    }
+  }
+
   int ntp_;
   double max_cutoff_ = 0;
   std::vector<typename Pot::Params> params_;

@@ -86,7 +86,16 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   const IdSums all = id_sums(atoms_.id.data(), atoms_.nlocal);
   id_sum_ = all.sum;
   id_hash_ = all.hash;
-  backend_ = std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr);
+  if (deck_.neighbor.list == "half" && !forces_.reads_half_list())
+    throw_at(deck_.neighbor.list_at,
+             fmt::format("half lists are not for the {} potential, whose passes read each atom's full list of "
+                         "neighbours; use full",
+                         deck_.potential.style));
+  // Full by default: no kernel variant was measured faster on half lists
+  // (benchmarks/NOTES.md, "Half lists").
+  half_list_ = deck_.neighbor.list == "half";
+  backend_ = std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr,
+                                           half_list_);
   // Every rank builds the whole system (identical everywhere: lattice or
   // file, velocities drawn per id) and keeps the atoms of its sub-box.
   if (comm_.parallel()) {
@@ -216,10 +225,12 @@ std::string Simulation::backend_description() const {
   if (device_)
     return device_->describe() +
            (mixed ? ", mixed precision (float pair math; double positions, integration and sums)" : ", double precision") +
-           (clusters ? ", cluster neighbour list" : "");
-  return fmt::format("cpu ({} OpenMP thread{}), double precision{}, {} pair kernel{}", omp_get_max_threads(),
-                     omp_get_max_threads() > 1 ? "s" : "",
+           (clusters ? ", cluster neighbour list" : "") +
+           (deck_.neighbor.list == "half" ? " (neighbor.list: half is for the cpu backend; full lists here)" : "");
+  return fmt::format("cpu ({} OpenMP thread{}), double precision{}, {} pair kernel, {} neighbour list{}",
+                     omp_get_max_threads(), omp_get_max_threads() > 1 ? "s" : "",
                      mixed ? " (precision: mixed is for the cuda backend)" : "", simd_name(simd_level()),
+                     half_list_ ? "half" : "full",
                      clusters ? " (neighbor.layout: clusters is for the cuda backend; rows here)" : "");
 }
 
@@ -234,9 +245,13 @@ void Simulation::rebuild() {
   if (comm_.parallel()) migrate(backend_->halo_atoms());
   backend_->wrap(box_);
   verify_atoms();
-  // Counted in builds, which a checkpoint keeps: a restarted run sorts at
-  // the same builds as a straight one.
-  if (deck_.neighbor.sort && neighbor_builds() % deck_.neighbor.sort_every == 0) {
+  // At a run's first build, then at the first rebuild after each multiple
+  // of sort_every steps: a schedule that needs no state beyond the last
+  // build step, which a checkpoint keeps, so a restarted run sorts where a
+  // straight one does; and an extra build at the same step (a halo
+  // transport's fallback) does not move it.
+  const long every = deck_.neighbor.sort_every;
+  if (deck_.neighbor.sort && (neighbor_builds() == 0 || step_ / every != last_build_ / every)) {
     timers_.next(Phase::kNeighbor);
     backend_->sort(sub_, 0.5 * reach_);
   }

@@ -84,7 +84,7 @@ std::string performance_summary(const Simulation& sim) {
     const auto& nl = sim.neighbor_list();
     long total_neigh = 0;
     for (std::size_t i = 0; i < sim.atoms().nlocal; ++i) total_neigh += nl.count[i];
-    per_atom = fmt::format("{:.2f} (full list)", static_cast<double>(total_neigh) / nlocal);
+    per_atom = fmt::format("{:.2f} ({} list)", static_cast<double>(total_neigh) / nlocal, nl.half ? "half" : "full");
   }
   s += fmt::format("Neighbor list builds: {}; neighbors per atom: {}; ghost atoms: {}{}\n", sim.list_builds(), per_atom,
                    sim.atoms().nghost, sim.comm().parallel() ? " (rank 0)" : "");

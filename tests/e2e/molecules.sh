@@ -70,6 +70,18 @@ for sys in mol kg; do
   done
 done
 
+# Half lists (neighbor.list: half) with exclusions, fractional special
+# pairs, bonds and angles: the full list's one-rank thermo to 1e-10, on 1
+# and 4 ranks.
+for sys in mol kg; do
+  sed -e 's/neighbor: {skin: \([0-9.]*\)}/neighbor: {skin: \1, list: half}/' "$sys.yaml" > "$sys-half.yaml"
+  for np in 1 4; do
+    run_ranks "$np" "$sys-half.yaml" > "$sys-half.$np.out" 2>&1
+    check "$sys, half lists, $np rank(s): exit 0 on a half list" grep -q "^Backend .*, half neighbour list" "$sys-half.$np.out"
+    check "$sys, half lists, $np rank(s): thermo equals the full list's one rank to 1e-10" same_thermo "$sys.1.csv" "$sys.csv" 21
+  done
+done
+
 # Short pair cutoffs with angles: the molecular melt with every pair cut at
 # 1.2 (reach 1.5) has angle ends up to ~2.2 apart. Without more ghosts the
 # run stops naming an angle whose far atom it cannot see; with

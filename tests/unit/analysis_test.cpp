@@ -13,6 +13,7 @@
 #include "analysis/analysis.hpp"
 #include "analysis/msd.hpp"
 #include "analysis/rdf.hpp"
+#include "neighbor/verlet_builder.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "io/checkpoint.hpp"
@@ -168,6 +169,13 @@ TEST_CASE("g(r) of uniform random points: the minimum-image count and g = 1 with
   l.ntypes = 2;
   l.pairs = {{1, 2}, {2, 2}};
   const auto counts = rdf_histogram(a, sim.neighbor_list(), l);
+  {
+    // A half list (each pair of locals once, NeighborList::half) counts the same.
+    NeighborList half;
+    VerletBuilder().build(a, SubDomain::whole(box), sim.reach(), half, true);
+    REQUIRE(half.half);
+    CHECK(rdf_histogram(a, half, l) == counts);
+  }
 
   // An independent count: every ordered pair once, minimum image, no lists.
   std::vector<std::int64_t> direct(counts.size(), 0);
