@@ -70,6 +70,13 @@ for sys in mol kg; do
   done
 done
 
+# The kernel variants list neighbours (exclusions included) and sum forces
+# bitwise alike: the scalar variant's run is the default variant's.
+for sys in mol kg; do
+  TESSERA_SIMD=scalar run_ranks 1 "$sys.yaml" > "$sys.scalar.out" 2>&1
+  check "$sys, scalar kernels: thermo bitwise the default kernels'" cmp -s "$sys.1.csv" "$sys.csv"
+done
+
 # Half lists (neighbor.list: half) with exclusions, fractional special
 # pairs, bonds and angles: the full list's one-rank thermo to 1e-10, on 1
 # and 4 ranks.
