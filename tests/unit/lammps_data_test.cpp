@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "core/error.hpp"
 #include "io/topology_writer.hpp"
 #include "system/build_system.hpp"
@@ -39,8 +41,12 @@ Velocities
 )";
 
 std::string write_temp(const std::string& text) {
+  // The process id in the name: ctest runs each test case as a process of
+  // its own, several at once, and each counts from 0 (two of them writing
+  // one file made a CI run fail).
   static int n = 0;
-  const auto p = std::filesystem::temp_directory_path() / ("tessera_data_test_" + std::to_string(n++) + ".data");
+  const auto p = std::filesystem::temp_directory_path() /
+                 ("tessera_data_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".data");
   std::ofstream(p) << text;
   return p.string();
 }
