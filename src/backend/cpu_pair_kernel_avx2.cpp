@@ -1,7 +1,8 @@
-// The avx2 variant of the CPU pair and EAM kernels (flags in src/CMakeLists.txt).
+// The avx2 variant of the CPU pair, EAM and bond kernels (flags in src/CMakeLists.txt).
 #define TESSERA_SIMD_NS simd_avx2
 #include "backend/cpu_pair_kernel_impl.hpp"
 #include "backend/cpu_eam_kernel_impl.hpp"
+#include "backend/cpu_bond_kernel_impl.hpp"
 
 namespace tessera {
 namespace simd_avx2 {
@@ -14,6 +15,12 @@ int neighbor_scan(const double* x, const double* y, const double* z, const int* 
                   double zi, double reach_sq, int self, int* out) {
   return neighbor_scan_impl(x, y, z, atoms, n, xi, yi, zi, reach_sq, self, out);
 }
+
+#define TESSERA_DEFINE_BOND_KERNEL(Style)                                                    \
+  BondKernelResult bond_kernel(const BondKernelArgs<Style::Params>& a, long begin, long end) { \
+    return bond_kernel_of<Style>(a, begin, end);                                             \
+  }
+TESSERA_SIMD_BOND_STYLES(TESSERA_DEFINE_BOND_KERNEL)
 
 void eam_density(const EamKernelArgs& a, int begin, int end) { eam_density_of(a, begin, end); }
 void eam_forces(const EamKernelArgs& a, int begin, int end) { eam_forces_of(a, begin, end); }

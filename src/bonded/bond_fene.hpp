@@ -17,6 +17,7 @@
 
 #include "bonded/bonded_coeffs.hpp"
 #include "core/host_device.hpp"
+#include "core/real_math.hpp"
 
 namespace tessera {
 
@@ -56,28 +57,29 @@ struct BondFENE {
 
   /// fbond = -(dE/dr)/r, so the force on atom i of bond (i, j) is
   /// fbond * (x_i - x_j); energy = E(r). r2 = |x_i - x_j|^2 > 0.
+  /// Branch-free (selects only), so that the CPU's bond kernels
+  /// (backend/cpu_bond_kernel_impl.hpp) vectorise it across atoms; the log
+  /// is det_log in double, the same bits in every kernel variant.
   template <class Real>
   TESSERA_HD static BondStatus eval(Real r2, const Params& p, Real& fbond, Real& energy) {
-    Real rlogarg = Real(1) - r2 / Real(p.r0sq);
-    BondStatus status = BondStatus::kOk;
-    if (rlogarg <= Real(0)) {
-      fbond = Real(0);
-      energy = Real(0);
-      return BondStatus::kBroken;
-    }
-    if (rlogarg < Real(kSmall)) {
-      rlogarg = Real(kSmall);
-      status = BondStatus::kStretched;
-    }
-    fbond = -Real(p.k) / rlogarg;
-    energy = Real(-0.5) * Real(p.k) * Real(p.r0sq) * std::log(rlogarg);
-    if (r2 < Real(p.wca_cutsq)) {
-      const Real sr2 = Real(p.sigsq) / r2;
-      const Real sr6 = sr2 * sr2 * sr2;
-      fbond += Real(48) * Real(p.eps) * sr6 * (sr6 - Real(0.5)) / r2;
-      energy += Real(4) * Real(p.eps) * sr6 * (sr6 - Real(1)) + Real(p.eps);
-    }
-    return status;
+    // Every parameter read up front: a read inside a select's arm became a
+    // masked load that GCC cannot vectorise.
+    const Real k = Real(p.k), r0sq = Real(p.r0sq), eps = Real(p.eps), sigsq = Real(p.sigsq);
+    const Real wca_cutsq = Real(p.wca_cutsq);
+    const Real raw = Real(1) - r2 / r0sq;
+    const bool broken = raw <= Real(0);
+    const bool stretched = raw < Real(kSmall);
+    const Real rlogarg = stretched ? Real(kSmall) : raw;
+    Real f = -k / rlogarg;
+    Real e = Real(-0.5) * k * r0sq * real_log(rlogarg);
+    const bool wca = r2 < wca_cutsq;
+    const Real sr2 = sigsq / r2;
+    const Real sr6 = sr2 * sr2 * sr2;
+    f = wca ? f + Real(48) * eps * sr6 * (sr6 - Real(0.5)) / r2 : f;
+    e = wca ? e + (Real(4) * eps * sr6 * (sr6 - Real(1)) + eps) : e;
+    fbond = broken ? Real(0) : f;
+    energy = broken ? Real(0) : e;
+    return broken ? BondStatus::kBroken : (stretched ? BondStatus::kStretched : BondStatus::kOk);
   }
 };
 

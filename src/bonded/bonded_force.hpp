@@ -53,6 +53,17 @@ TESSERA_HD inline Real dot3(const Vec3<Real>& a, const Vec3<Real>& b) {
   return a.x * b.x + a.y * b.y + a.z * b.z;
 }
 
+// What bond_force_on_self makes of the style's answer (fbond, energy) for
+// d = x_i - x_j with r2 = |d|^2; apart so that the CPU's bond kernels can
+// run the style's eval and this in separate lane loops.
+template <class Real>
+TESSERA_HD inline void bond_share_on_self(const Vec3<Real>& d, Real r2, Real fbond, Real energy, Vec3<Real>& f,
+                                          Real& energy_half, Real& virial_half) {
+  f = Vec3<Real>{fbond * d.x, fbond * d.y, fbond * d.z};
+  energy_half = Real(0.5) * energy;
+  virial_half = Real(0.5) * fbond * r2;
+}
+
 // Force on atom i of bond (i, j) with d = x_i - x_j (minimum image already
 // applied), its half of the bond energy and of the virial trace d . F_i.
 template <class Style, class Real>
@@ -61,9 +72,7 @@ TESSERA_HD inline BondStatus bond_force_on_self(const Vec3<Real>& d, const typen
   const Real r2 = dot3(d, d);
   Real fbond, e;
   const BondStatus status = Style::eval(r2, p, fbond, e);
-  f = Vec3<Real>{fbond * d.x, fbond * d.y, fbond * d.z};
-  energy_half = Real(0.5) * e;
-  virial_half = Real(0.5) * fbond * r2;
+  bond_share_on_self(d, r2, fbond, e, f, energy_half, virial_half);
   return status;
 }
 

@@ -15,6 +15,7 @@
 
 #include "atoms/atom_store.hpp"
 #include "atoms/molecular_fields.hpp"
+#include "backend/cpu_bond_kernel.hpp"
 #include "bonded/bonded_coeffs.hpp"
 #include "bonded/bonded_force.hpp"
 #include "bonded/id_map.hpp"
@@ -180,29 +181,51 @@ class BondForce final : public BondedForceOf<Style> {
     const long n = static_cast<long>(a.nlocal);
     long bad = n;        // the first atom whose bond cannot be computed
     long stretched = n;  // the first atom with a bond its style clamped
+    if constexpr (kHasBondKernels<Style>) {
+      BondKernelArgs<typename Style::Params> k{};
+      k.x = a.x.data(), k.y = a.y.data(), k.z = a.z.data();
+      for (int b = 0; b < kMaxBonds; ++b) k.type[b] = m.bond_type[b], k.partner[b] = partners_.at[b].data();
+      k.params = params_.data();
+      k.one_type = params_.size() == 2;
+      k.reach_sq = atoms_->reach() * atoms_->reach();
+      k.fx = a.fx.data(), k.fy = a.fy.data(), k.fz = a.fz.data(), k.pe = a.pe.data(), k.virial = a.virial.data();
+      for (int c = 0; c < 6; ++c) k.tensor[c] = opt.tensor[c];
+      k.accumulate = opt.accumulate;
+      const BondKernelFn<Style> kernel = bond_kernel_for<Style>(simd_level());
+      // Chunks of whole lane blocks, a few per thread.
+      const long block = 64, chunks = (n + block - 1) / block;
 #pragma omp parallel for schedule(static) reduction(min : bad, stretched)
-    for (long i = 0; i < n; ++i) {
-      bonded_detail::Sums s;
-      for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
-        const int j = atoms_->within_reach(a, static_cast<std::size_t>(i), partners_.at[b][i]);
-        if (j < 0) {
-          bad = std::min(bad, i);
-          continue;
-        }
-        const Vec3<double> d = bonded_detail::minus(a, static_cast<std::size_t>(i), j);
-        Vec3<double> f;
-        double eh, wh;
-        const BondStatus status = bond_force_on_self<Style>(d, params_[m.bond_type[b][i]], f, eh, wh);
-        if (status == BondStatus::kBroken) bad = std::min(bad, i);
-        if (status == BondStatus::kStretched) stretched = std::min(stretched, i);
-        s.f[0] += f.x, s.f[1] += f.y, s.f[2] += f.z;
-        s.e += eh, s.w += wh;
-        if (opt.virial_tensor()) {
-          const double dd[3] = {d.x, d.y, d.z}, ff[3] = {f.x, f.y, f.z};
-          s.add_tensor(dd, ff, 0.5);
-        }
+      for (long c = 0; c < chunks; ++c) {
+        const long end = std::min(n, (c + 1) * block);
+        const BondKernelResult r = kernel(k, c * block, end);
+        if (r.bad < end) bad = std::min(bad, r.bad);
+        if (r.stretched < end) stretched = std::min(stretched, r.stretched);
       }
-      s.write(a, static_cast<std::size_t>(i), opt);
+    } else {
+#pragma omp parallel for schedule(static) reduction(min : bad, stretched)
+      for (long i = 0; i < n; ++i) {
+        bonded_detail::Sums s;
+        for (int b = 0; b < kMaxBonds && m.bond_type[b][i] != 0; ++b) {
+          const int j = atoms_->within_reach(a, static_cast<std::size_t>(i), partners_.at[b][i]);
+          if (j < 0) {
+            bad = std::min(bad, i);
+            continue;
+          }
+          const Vec3<double> d = bonded_detail::minus(a, static_cast<std::size_t>(i), j);
+          Vec3<double> f;
+          double eh, wh;
+          const BondStatus status = bond_force_on_self<Style>(d, params_[m.bond_type[b][i]], f, eh, wh);
+          if (status == BondStatus::kBroken) bad = std::min(bad, i);
+          if (status == BondStatus::kStretched) stretched = std::min(stretched, i);
+          s.f[0] += f.x, s.f[1] += f.y, s.f[2] += f.z;
+          s.e += eh, s.w += wh;
+          if (opt.virial_tensor()) {
+            const double dd[3] = {d.x, d.y, d.z}, ff[3] = {f.x, f.y, f.z};
+            s.add_tensor(dd, ff, 0.5);
+          }
+        }
+        s.write(a, static_cast<std::size_t>(i), opt);
+      }
     }
     failure_ = bad < n ? explain(a, map, m, static_cast<std::size_t>(bad)) : std::string();
     warning_ = stretched < n ? explain_stretched(a, map, m, static_cast<std::size_t>(stretched)) : std::string();
