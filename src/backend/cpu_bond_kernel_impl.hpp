@@ -10,72 +10,77 @@
 namespace tessera {
 namespace TESSERA_SIMD_NS {
 
-// Lane l is atom i0 + l. Slot by slot, each lane adds its atom's bond of
-// that slot exactly as the scalar loop does: a lane past its atom's last
-// bond, or with a missing partner, adds nothing (a select, so the inf or NaN
-// of a stand-in partner never reaches a sum). The stages are separate lane
-// loops, as the pair kernel's: GCC vectorises each, where one loop holding
-// them all stays scalar.
+// Atoms in chunks of kBondChunk, lane l of a chunk being atom i0 + l. Slot
+// by slot, each lane adds its atom's bond of that slot exactly as the scalar
+// loop does: a lane past its atom's last bond, or with a missing partner,
+// adds nothing (a select, so the inf or NaN of a stand-in partner never
+// reaches a sum). The stages are separate loops over the whole chunk, as
+// the pair kernel's lane loops: GCC vectorises each (one loop holding them
+// all stays scalar), and a chunk of several vectors keeps the units busy
+// through the evaluation's long dependency chain.
+constexpr int kBondChunk = 64;
+
 template <class Style, bool kOneType>
 __attribute__((flatten)) BondKernelResult bond_rows(const BondKernelArgs<typename Style::Params>& a, long begin,
                                                     long end) {
   using Params = typename Style::Params;
+  constexpr int C = kBondChunk;
   BondKernelResult res{end, end};
   const bool tensor = a.tensor[0] != nullptr;
-  alignas(64) double xi[W], yi[W], zi[W], dx[W], dy[W], dz[W], r2[W], fb[W], eb[W];
-  alignas(64) double sfx[W], sfy[W], sfz[W], se[W], sw[W], st[6][W];
+  alignas(64) double xi[C], yi[C], zi[C], xj[C], yj[C], zj[C], dx[C], dy[C], dz[C], r2[C], fb[C], eb[C];
+  alignas(64) double sfx[C], sfy[C], sfz[C], se[C], sw[C], st[6][C];
   // status: a BondStatus per lane, in the lane loops' integer width.
-  alignas(64) LaneInt live[W], use[W], status[W];
-  alignas(64) int tpad[W], jpad[W];  // a short last block's slot, padded
-  Params pl[W];
-  for (long i0 = begin; i0 < end; i0 += W) {
-    const int nv = end - i0 < W ? static_cast<int>(end - i0) : W;
+  alignas(64) LaneInt live[C], use[C], status[C];
+  Params pl[C];
+  for (long i0 = begin; i0 < end; i0 += C) {
+    const int nv = end - i0 < C ? static_cast<int>(end - i0) : C;
     // A padding lane is atom i0 with no bond: in bounds, and inert.
-#pragma omp simd
-    for (LaneInt l = 0; l < W; ++l) {
+    for (int l = 0; l < C; ++l) {
       const long i = i0 + (l < nv ? l : 0);
       xi[l] = a.x[i], yi[l] = a.y[i], zi[l] = a.z[i];
       live[l] = l < nv;
-      sfx[l] = sfy[l] = sfz[l] = se[l] = sw[l] = 0;
     }
+#pragma omp simd
+    for (LaneInt l = 0; l < C; ++l) sfx[l] = sfy[l] = sfz[l] = se[l] = sw[l] = 0;
     if (tensor)
       for (int c = 0; c < 6; ++c)
-        for (int l = 0; l < W; ++l) st[c][l] = 0;
+        for (int l = 0; l < C; ++l) st[c][l] = 0;
     for (int b = 0; b < kMaxBonds; ++b) {
-      // A whole block reads its slot in place; a short one from copies.
-      const int* tp = a.type[b] + i0;
-      const int* jp = a.partner[b] + i0;
-      if (nv < W) {
-        for (int l = 0; l < W; ++l) tpad[l] = l < nv ? tp[l] : 0, jpad[l] = l < nv ? jp[l] : -1;
-        tp = tpad, jp = jpad;
-      }
-      if (!kOneType)
-        for (int l = 0; l < W; ++l) pl[l] = a.params[tp[l] != 0 ? tp[l] : 1];
+      const int* type = a.type[b] + i0;
+      const int* partner = a.partner[b] + i0;
+      // The partners' positions by scalar loads: GCC's generic tuning emits
+      // no gathers, and a loop that needs one stays scalar.
       LaneInt any_live = 0;
-#pragma omp simd reduction(| : any_live)
-      for (LaneInt l = 0; l < W; ++l) {
-        const LaneInt act = live[l] & static_cast<LaneInt>(tp[l] != 0);
+      for (int l = 0; l < C; ++l) {
+        const int t = l < nv ? type[l] : 0;
+        const LaneInt act = t != 0 ? live[l] : 0;
         live[l] = act;
         any_live |= act;
-        const LaneInt jj = act != 0 ? static_cast<LaneInt>(jp[l]) : -1;
-        const LaneInt j = jj >= 0 ? jj : 0;  // a stand-in for a missing partner
-        dx[l] = xi[l] - a.x[j];
-        dy[l] = yi[l] - a.y[j];
-        dz[l] = zi[l] - a.z[j];
-        r2[l] = dx[l] * dx[l] + dy[l] * dy[l] + dz[l] * dz[l];
-        use[l] = static_cast<LaneInt>(jj >= 0) & static_cast<LaneInt>(r2[l] <= a.reach_sq);
+        const int jp = act != 0 ? partner[l] : -1;
+        const long j = jp >= 0 ? jp : i0;  // a stand-in for a missing partner
+        use[l] = jp >= 0;
+        xj[l] = a.x[j], yj[l] = a.y[j], zj[l] = a.z[j];
+        if (!kOneType) pl[l] = a.params[t != 0 ? t : 1];
       }
       if (!any_live) break;
+#pragma omp simd
+      for (LaneInt l = 0; l < C; ++l) {
+        dx[l] = xi[l] - xj[l];
+        dy[l] = yi[l] - yj[l];
+        dz[l] = zi[l] - zj[l];
+        r2[l] = dx[l] * dx[l] + dy[l] * dy[l] + dz[l] * dz[l];
+        use[l] = use[l] & static_cast<LaneInt>(r2[l] <= a.reach_sq);
+      }
       if (kOneType) {
         const Params& q = a.params[1];
 #pragma omp simd
-        for (LaneInt l = 0; l < W; ++l) status[l] = static_cast<LaneInt>(Style::eval(r2[l], q, fb[l], eb[l]));
+        for (LaneInt l = 0; l < C; ++l) status[l] = static_cast<LaneInt>(Style::eval(r2[l], q, fb[l], eb[l]));
       } else {
-        for (int l = 0; l < W; ++l) status[l] = static_cast<LaneInt>(Style::eval(r2[l], pl[l], fb[l], eb[l]));
+        for (int l = 0; l < C; ++l) status[l] = static_cast<LaneInt>(Style::eval(r2[l], pl[l], fb[l], eb[l]));
       }
       LaneInt any_event = 0;  // a missing or broken bond, or a clamped one
 #pragma omp simd reduction(| : any_event)
-      for (LaneInt l = 0; l < W; ++l) {
+      for (LaneInt l = 0; l < C; ++l) {
         Vec3<double> f;
         double eh, wh;
         bond_share_on_self(Vec3<double>{dx[l], dy[l], dz[l]}, r2[l], fb[l], eb[l], f, eh, wh);
@@ -87,7 +92,7 @@ __attribute__((flatten)) BondKernelResult bond_rows(const BondKernelArgs<typenam
         sw[l] += u ? wh : 0.0;
         any_event |= live[l] & (static_cast<LaneInt>(!u) | static_cast<LaneInt>(status[l] != 0));
       }
-      // Rare: which atoms, in lane order (the lanes' stores are long done).
+      // Rare: which atoms, in lane order.
       if (any_event)
         for (int l = 0; l < nv; ++l) {
           if (!live[l]) continue;

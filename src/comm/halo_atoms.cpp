@@ -67,17 +67,25 @@ void HostHaloAtoms::image_ghosts(int d, int dir, double bound, std::size_t n, do
 void HostHaloAtoms::take_leavers(int d, double lo, double hi, AtomStore& below, AtomStore& above) {
   AtomStore& a = a_;
   a.resize_ghosts(0);
-  std::size_t kept = 0;
+  kept_.clear();
+  std::size_t first_leaver = a.nlocal;
   for (std::size_t i = 0; i < a.nlocal; ++i) {
     const double v = coord(a, d, i);
     if (v < lo || v >= hi) {
       push_migrant(v < lo ? below : above, a, i);
-      continue;
+      first_leaver = std::min(first_leaver, i);
+    } else {
+      kept_.push_back(i);
     }
-    if (kept != i) copy_migrant(a, kept, a, i);
-    ++kept;
   }
-  a.resize_local(kept);  // keeps the first `kept` entries
+  // Close the gaps field by field, each array in one forward pass
+  // (kept_[k] >= k), rather than atom by atom across every field: with the
+  // molecular fields that is some forty arrays, and the atom-by-atom copy
+  // was 5 % of a chain run on 2 ranks.
+  for_each_field(a, kFieldMigrates, [&](auto& v, FieldInfo) {
+    for (std::size_t k = first_leaver; k < kept_.size(); ++k) v[k] = v[kept_[k]];
+  });
+  a.resize_local(kept_.size());  // keeps the first kept_.size() entries
 }
 
 void HostHaloAtoms::add_locals(const AtomStore& in) {
