@@ -65,7 +65,7 @@ class HostHaloAtoms final : public HaloAtoms {
 
  private:
   AtomStore& a_;
-  std::vector<std::size_t> kept_;  // take_leavers's scratch, kept between calls
+  std::vector<std::size_t> leavers_;  // take_leavers's scratch, kept between calls
 };
 
 // Local i of `from` (the fields a migrating atom carries, kFieldMigrates)
