@@ -192,7 +192,8 @@ class BondForce final : public BondedForceOf<Style> {
       for (int c = 0; c < 6; ++c) k.tensor[c] = opt.tensor[c];
       k.accumulate = opt.accumulate;
       const BondKernelFn<Style> kernel = bond_kernel_for<Style>(simd_level());
-      // Chunks of whole lane blocks, a few per thread.
+      // One kernel chunk (cpu_bond_kernel_impl.hpp's kBondChunk atoms) a
+      // call; each thread takes a contiguous run of them.
       const long block = 64, chunks = (n + block - 1) / block;
 #pragma omp parallel for schedule(static) reduction(min : bad, stretched)
       for (long c = 0; c < chunks; ++c) {
