@@ -284,7 +284,14 @@ def report(args):
     spread = {k: f"{min(v):.3e} .. {max(v):.3e}" for k, v in runs.items()}
     # The LAMMPS variants this race timed, in VARIANTS' order.
     lammps = [e for e in VARIANTS if any(k[1] == e for k in runs)]
-    best = {c: max(lammps, key=lambda e: med[(c, e)]) for c in cases}
+    # Per case, of the variants that ran there (a variant that failed in a
+    # case has no runs in it: run.sh lists it under failures).
+    best = {c: max(ran, key=lambda e: med[(c, e)]) for c in cases
+            for ran in [[e for e in lammps if (c, e) in runs]] if ran}
+    failures = []  # (case, engine, error)
+    if args.failures and os.path.exists(args.failures):
+        with open(args.failures) as f:
+            failures = [(r["case"], r["engine"], r["error"]) for r in csv.DictReader(f, delimiter="\t")]
     # GROMACS, where it ran (the LJ lattice cases): per precision, its fastest layout
     gmx = [e for e in GMX_ENGINES if any(k[1] == e for k in runs)]
     gbest = {p: {c: max(timed, key=lambda e: med[(c, e)]) for c in cases
@@ -292,8 +299,9 @@ def report(args):
              for p in GMX_EPS}
     # The fastest double-precision peer: best LAMMPS (all its variants here run
     # in double) or best GROMACS double.
-    peer = {c: max([best[c]] + ([gbest["double"][c]] if c in gbest["double"] else []), key=lambda e: med[(c, e)])
-            for c in cases}
+    peer = {c: max(([best[c]] if c in best else []) + ([gbest["double"][c]] if c in gbest["double"] else []),
+                   key=lambda e: med[(c, e)])
+            for c in cases if c in best or c in gbest["double"]}
     layout = lambda e: e.split("_")[-1]
     phys = {c: dict(kv.split("=", 1) for kv in open(f"{args.scratch}/{c}/physics").read().split()) for c in cases}
     style = lambda c: phys[c]["style"]
@@ -320,14 +328,18 @@ def report(args):
                 "| ratio (Tessera / best double peer) | GROMACS mixed | layout |",
                 "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | ---: | --- |"]
     for c in cases:
-        b = best[c]
-        row = f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {med[(c, 'tessera')]:.3e} | {med[(c, b)]:.3e} | " \
-              f"{variant(c, b)} |"
+        b = best.get(c)
+        row = f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {med[(c, 'tessera')]:.3e} | " + \
+              (f"{med[(c, b)]:.3e} | {variant(c, b)} |" if b else "— (every variant failed) | — |")
         gcell = lambda g: f" {med[(c, g)]:.3e} | {layout(g)} |" if g else " — | — |"
         row += gcell(gbest["double"].get(c)) if gmx else ""
-        row += f" {med[(c, 'tessera')] / med[(c, peer[c])]:.2f} |"
+        row += f" {med[(c, 'tessera')] / med[(c, peer[c])]:.2f} |" if c in peer else " — |"
         row += gcell(gbest["mixed"].get(c)) if gmx else ""
         out.append(row)
+    if failures:
+        out += ["", "LAMMPS variants that failed, left out of that case from the failing repetition on:", "",
+                "| case | variant | error |", "| --- | --- | --- |"]
+        out += [f"| {c} | {VARIANTS.get(e, (e,))[0]} | {err.replace('|', '/')} |" for c, e, err in failures]
     out += ["", "All runs (median, min .. max, atom-steps/s):", "",
             "| case | engine | median | min .. max |", "| --- | --- | ---: | --- |"]
     for c in cases:
@@ -380,7 +392,7 @@ def report(args):
                dict(color="C3", lw=2.2, marker="s"), best, True)]
     dashes = [":", "--", "-.", (0, (1, 3))]
     series += [(f"LAMMPS {VARIANTS[e][0]}", dict(color="C3", lw=1, ls=dashes[k % len(dashes)], alpha=0.45,
-                                                  marker="."), {c: e for c in cases}, False)
+                                                  marker="."), {c: e for c in cases if (c, e) in runs}, False)
                for k, e in enumerate(lammps)]
     series += [(f"GROMACS {p} (best layout)", kw, gbest[p], False)
                for p, kw in (("double", dict(color="C2", lw=2.2, marker="P")),
@@ -419,7 +431,7 @@ def plot(cases, atoms, med, runs, series, png, title):
                    [max(runs[(c, pick[c])]) - y[i] for i, c in enumerate(xs)]]
             ax.errorbar([atoms[c] for c in xs], y, yerr=err, label=name, capsize=3, **kw)
         for other, marker in (("morse", "*"), ("chain", "D"), ("eam", "^")):
-            if other in cases and markers:
+            if other in pick and markers:
                 ax.plot(atoms[other], med[(other, pick[other])], marker=marker, ms=11, ls="none",
                         color=kw["color"], label=f"{name.split(' (')[0]}, {other}")
     ax.set_xscale("log")
@@ -456,6 +468,7 @@ def main():
               "tessera-cmd", "tessera-layout", "lammps-cmd", "load", "scratch"):
         r.add_argument("--" + a, required=True)
     r.add_argument("--build-flags", default="?")
+    r.add_argument("--failures", default="", help="run.sh's failures.tsv: case, engine, error of each failed variant")
     r.add_argument("--gromacs-version", default="?")
     r.add_argument("--gromacs-cmd", default="?")
     r.add_argument("--peers-cache", default="", help="written as <cpu-peers cache> in the results")

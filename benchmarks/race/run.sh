@@ -305,6 +305,20 @@ run_lammps() {  # dir tag [switches...]
   (cd "$dir" && OMP_NUM_THREADS=1 "${mpi[@]}" "$lmp" "$@" -in lammps.in -log "$tag.log" -screen none \
      > "$tag.out" 2>&1) || { tail -n 5 "$dir/$tag.out" "$dir/$tag.log" >&2; die "LAMMPS failed in $dir"; }
 }
+# A timed LAMMPS run that fails does not end the race: its variant is left
+# out of this case's later repetitions, and the case, the variant and the
+# first error line go to $failures, which the results list (LAMMPS's INTEL
+# package, for one, fails to allocate its list at 1M atoms a rank).
+declare -A failed=()  # case:engine -> 1
+try_lammps() {  # case dir engine tag [switches...]
+  local c=$1 dir=$2 e=$3 tag=$4 msg; shift 4
+  (cd "$dir" && OMP_NUM_THREADS=1 "${mpi[@]}" "$lmp" "$@" -in lammps.in -log "$tag.log" -screen none \
+     > "$tag.out" 2>&1) && return 0
+  msg="$(cat "$dir/$tag.out" "$dir/$tag.log" 2>/dev/null | grep -m1 -E 'ERROR|[Ff]ailed|error' | tr '\t' ' ' | cut -c1-300)"
+  failed[$c:$e]=1
+  echo -e "$c\t$e\t${msg:-LAMMPS exited with a failure and no error line}" >> "$failures"
+  echo "run.sh: $c: LAMMPS $e failed (${msg:-no error line}); left out of this case" >&2
+}
 # GROMACS: grompp once per precision and folder (gmx-<precision>.tpr), then
 # mdrun per layout, and gmx energy -dp for the step-0 terms race.py checks.
 # grompp warns once, and only that warning is let through (-maxwarn 1): no
@@ -360,6 +374,8 @@ done
 # Reps outer, engines inner: a change in machine load then hits all engines alike.
 timings="$scratch/timings.tsv"
 echo -e "case\tengine\trep\tloop_s\tsteps\tatoms" > "$timings"
+failures="$scratch/failures.tsv"
+echo -e "case\tengine\terror" > "$failures"
 # "Loop time of X [s|on N procs] for S steps with A atoms", from either engine
 loop_of() { awk '/^Loop time of/ {print $4, $(NF-4), $(NF-1)}' "$1"; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -376,19 +392,22 @@ for c in "${cases[@]}"; do
   for r in $(seq "$reps"); do
     run_tessera "$dir" "tessera-$r"
     for v in ${variants//,/ }; do
+      [ -z "${failed[$c:${vtag[$v]}]:-}" ] || continue
       # shellcheck disable=SC2086  # a variant's switches are words
-      run_lammps "$dir" "${vtag[$v]}-$r" ${vargs[$v]}
+      try_lammps "$c" "$dir" "${vtag[$v]}" "${vtag[$v]}-$r" ${vargs[$v]}
     done
+    ran=()  # the LAMMPS engines still in this case
+    for e in "${engines[@]}"; do [ -n "${failed[$c:$e]:-}" ] || ran+=("$e"); done
     for g in "${gtags[@]}"; do
       IFS=_ read -r _ p l <<< "$g"
       run_gromacs "$dir" "$p" "$l" "$g-$r"
     done
-    for e in "${engines[@]}"; do check "$dir" "tessera-$r" "$e-$r" > /dev/null; done  # same physics each run
+    for e in "${ran[@]}"; do check "$dir" "tessera-$r" "$e-$r" > /dev/null; done  # same physics each run
     for g in "${gtags[@]}"; do
       IFS=_ read -r _ p _ <<< "$g"
       gmx_check "$dir" "$g-$r" "$p" "$c" > /dev/null
     done
-    for e in tessera "${engines[@]}" "${gtags[@]}"; do
+    for e in tessera "${ran[@]}" "${gtags[@]}"; do
       if [[ "$e" == gmx_* ]]; then timing="$("$python" "$here/race.py" gromacs-loop --log "$dir/$e-$r.log")" || die "$dir/$e-$r.log: no timing"
       else timing="$(loop_of "$dir/$e-$r.log")"; fi
       read -r t st at <<< "$timing"
@@ -424,10 +443,10 @@ layouts=""
 for l in $gmx_layouts; do layouts+="${layouts:+ | }$l: ${gmx_layout[$l]}"; done
 [ -z "$gmx_cmd" ] || gmx_cmd="GMX grompp -f grompp.mdp -c conf.gro -p topol.top -o gmx-P.tpr -maxwarn 1 && env -u OMP_NUM_THREADS GMX_MAXBACKUP=-1 GMX mdrun -s gmx-P.tpr -deffnm T LAYOUT -resetstep $gmx_warm -nb cpu -pin on -noconfout   # GMX per precision P: $gmx_cmd; LAYOUT: $layouts"
 mkdir -p "$(dirname "$out")"
-"$python" "$here/race.py" report --timings "$timings" --out "$out" \
+"$python" "$here/race.py" report --timings "$timings" --failures "$failures" --out "$out" \
   --command "$invocation" --commit "$commit ($dirty)" --cores "$cores" \
   --tessera-version "$("$tessera" --version 2>&1 | head -1)" \
-  --lammps-version "$(head -1 "$scratch/${cases[0]}/${engines[0]}-1.log")" \
+  --lammps-version "$(head -1 "$scratch/${cases[0]}/check/lammps.log")" \
   --tessera-cmd "${tessera_run[*]}" --tessera-layout "$([ "$tranks" = 0 ] && echo "1 process, $cores OpenMP threads" || echo "$cores MPI ranks, 1 thread each")" \
   --lammps-cmd "OMP_NUM_THREADS=1 ${mpi[*]} $lmp [SWITCHES] -in lammps.in -log L -screen none   # SWITCHES per variant: $switches" \
   --build-flags "$flags" --load "$load_before -> $load_after" --scratch "$scratch" \

@@ -35,7 +35,8 @@ struct OverAtoms {
 // in mixed precision, reading each atom as one packed float record
 // (packed_positions.hpp): the separations are formed in float from offsets
 // within tiles, so the whole pair geometry is float.
-template <class Pot, bool kTensor>
+// kGroup: as PairForce's (pair_force.hpp), the same bits for any value.
+template <class Pot, bool kTensor, int kGroup = 1>
 struct PackedPairForce {
   const PackedFloat* pos;
   const int* nbr;
@@ -55,16 +56,26 @@ struct PackedPairForce {
     // xi, yi, zi are unused: add_separation takes the separation itself.
     Sums s{0.0, 0.0, 0.0, params + pi.type() * type_stride};
     const int n = nbr_count[i];
-    for (int k = first; k < n; k += every) {
-      const PackedFloat pj = load_packed(pos, nbr[k * pitch + i]);
-      float dx, dy, dz;
-      separation(pi, pj, tile, dx, dy, dz);
-      s.add_separation(dx, dy, dz, pj.type());
+    int k = first;
+    if constexpr (kGroup > 1) {
+      for (; k + (kGroup - 1) * every < n; k += kGroup * every) {
+        int j[kGroup];
+        PackedFloat pj[kGroup];
+        for (int g = 0; g < kGroup; ++g) j[g] = nbr[(k + g * every) * pitch + i];
+        for (int g = 0; g < kGroup; ++g) pj[g] = load_packed(pos, j[g]);
+        for (int g = 0; g < kGroup; ++g) add(s, pi, pj[g]);
+      }
     }
+    for (; k < n; k += every) add(s, pi, load_packed(pos, nbr[k * pitch + i]));
     return s;
   }
   TESSERA_HD Sums begin(int i) const { return Sums{0.0, 0.0, 0.0, params + load_packed(pos, i).type() * type_stride}; }
   TESSERA_HD void store(int i, const Sums& s) const { s.store(i, out); }
+  TESSERA_HD void add(Sums& s, const PackedFloat& pi, const PackedFloat& pj) const {
+    float dx, dy, dz;
+    separation(pi, pj, tile, dx, dy, dz);
+    s.add_separation(dx, dy, dz, pj.type());
+  }
 };
 
 // A row split over `lanes` threads (issue 25: a launch that fills the GPU
@@ -119,6 +130,18 @@ inline int pair_lanes_fixed() {
   return n;
 }
 
+// Neighbours a row thread reads at a time (PairForce's kGroup), or 1 with
+// TESSERA_PAIR_GROUP=1, to measure what the groups bring.
+constexpr int kPairGroup = 4;
+inline int pair_group() {
+  const char* e = std::getenv("TESSERA_PAIR_GROUP");
+  if (!e || !*e) return kPairGroup;
+  const int n = std::atoi(e);
+  if (n != 1 && n != kPairGroup)
+    throw std::invalid_argument(std::string("TESSERA_PAIR_GROUP=") + e + ": give 1 or " + std::to_string(kPairGroup));
+  return n;
+}
+
 }  // namespace detail
 
 // A pair style's parameter table holds (ntypes+1)^2 entries (row and column
@@ -139,7 +162,7 @@ class DevicePairForce final : public DeviceForce {
   // `table`: (ntypes+1)^2 entries, row-major by type, as Pot::params fills
   // them (PairStyleImpl<Pot>::params() on the host).
   DevicePairForce(int ntypes, const std::vector<Params>& table, DeviceStream s)
-      : stream_(s), type_stride_(ntypes + 1), lanes_fixed_(detail::pair_lanes_fixed()) {
+      : stream_(s), type_stride_(ntypes + 1), lanes_fixed_(detail::pair_lanes_fixed()), group_(detail::pair_group()) {
     check_pair_table(ntypes, table.size());
     assign(stream_, params_, table);  // host -> device
   }
@@ -188,24 +211,37 @@ class DevicePairForce final : public DeviceForce {
       const int first = some == &nl.outer ? a.nlocal : 0, last = some == &nl.inner ? a.nlocal : a.nall();
       if (first == 0) resize_for_overwrite(stream_, packed_, static_cast<std::size_t>(a.nall()));
       pack_positions(stream_, a, first, last, nl.tiles, raw(packed_));
-      const detail::PackedPairForce<Pot, kTensor> f{raw(packed_), raw(nl.index), raw(nl.count), nl.pitch,
-                                                    nl.tiles.w,   raw(params_),  type_stride_,  out};
-      launch(a, some, f);
+      if (group_ == 1)
+        launch(a, some, packed<kTensor, 1>(nl, out));
+      else
+        launch(a, some, packed<kTensor, detail::kPairGroup>(nl, out));
     } else {
-      PairForce<Pot, double, kTensor> f;
-      f.x = raw(a.x);
-      f.y = raw(a.y);
-      f.z = raw(a.z);
-      f.type = raw(a.type);
-      f.nbr = raw(nl.index);
-      f.nbr_count = raw(nl.count);
-      f.stride = 1;  // the transposed list (neighbor_lists.hpp)
-      f.step = nl.pitch;
-      f.params = raw(params_);
-      f.type_stride = type_stride_;
-      f.out = out;
-      launch(a, some, f);
+      if (group_ == 1)
+        launch(a, some, rows<kTensor, 1>(a, nl, out));
+      else
+        launch(a, some, rows<kTensor, detail::kPairGroup>(a, nl, out));
     }
+  }
+  template <bool kTensor, int kGroup>
+  detail::PackedPairForce<Pot, kTensor, kGroup> packed(const DeviceNeighborList& nl, const KernelOutputs& out) const {
+    return {raw(packed_), raw(nl.index), raw(nl.count), nl.pitch, nl.tiles.w, raw(params_), type_stride_, out};
+  }
+  template <bool kTensor, int kGroup>
+  PairForce<Pot, double, kTensor, kGroup> rows(const DeviceAtoms& a, const DeviceNeighborList& nl,
+                                               const KernelOutputs& out) const {
+    PairForce<Pot, double, kTensor, kGroup> f;
+    f.x = raw(a.x);
+    f.y = raw(a.y);
+    f.z = raw(a.z);
+    f.type = raw(a.type);
+    f.nbr = raw(nl.index);
+    f.nbr_count = raw(nl.count);
+    f.stride = 1;  // the transposed list (neighbor_lists.hpp)
+    f.step = nl.pitch;
+    f.params = raw(params_);
+    f.type_stride = type_stride_;
+    f.out = out;
+    return f;
   }
 
   // One thread per local atom, or per atom of `some`; or `lanes` threads
@@ -233,6 +269,7 @@ class DevicePairForce final : public DeviceForce {
   int type_stride_;
   dvec<Params> params_;
   int lanes_fixed_;  // TESSERA_PAIR_LANES, or 0: pair_lanes' rule
+  int group_;  // detail::pair_group()
   // Mixed precision's packed positions of each step (rows only), kept from
   // step to step.
   mutable dvec<PackedFloat> packed_;

@@ -77,7 +77,12 @@ TESSERA_HD inline int device_pair_lanes(long nlocal) {
   return lanes;
 }
 
-template <class Pot, class Real = double, bool kTensor = false>
+// kGroup: neighbours read kGroup at a time, every load of a group issued
+// before its first pair is added (GPU threads then keep kGroup gathers in
+// flight instead of one: the device's pair loop waits on its loads, not on
+// arithmetic). The pairs are still added in row order: the same bits for
+// any kGroup.
+template <class Pot, class Real = double, bool kTensor = false, int kGroup = 1>
 struct PairForce {
   const double* x;
   const double* y;
@@ -102,7 +107,17 @@ struct PairForce {
     Sums s = begin(i);
     const int* list = nbr + static_cast<long>(i) * stride;
     const int n = nbr_count[i];
-    for (int k = first; k < n; k += every) {
+    int k = first;
+    if constexpr (kGroup > 1) {
+      for (; k + (kGroup - 1) * every < n; k += kGroup * every) {
+        int j[kGroup], tj[kGroup];
+        double xj[kGroup], yj[kGroup], zj[kGroup];
+        for (int g = 0; g < kGroup; ++g) j[g] = list[(k + g * every) * step];
+        for (int g = 0; g < kGroup; ++g) xj[g] = x[j[g]], yj[g] = y[j[g]], zj[g] = z[j[g]], tj[g] = type[j[g]];
+        for (int g = 0; g < kGroup; ++g) s.add(xj[g], yj[g], zj[g], tj[g]);
+      }
+    }
+    for (; k < n; k += every) {
       const int j = list[k * step];
       s.add(x[j], y[j], z[j], type[j]);
     }

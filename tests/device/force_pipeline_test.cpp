@@ -188,6 +188,50 @@ TEST_CASE("Rows split over several threads an atom give the one-thread sums, to 
   unsetenv("TESSERA_PAIR_LANES");
 }
 
+namespace {
+
+// The melt's device forces, double or mixed, with TESSERA_PAIR_GROUP and
+// TESSERA_PAIR_LANES set ("" for unset) while the pipeline is made.
+AtomStore forces_with_group(const char* group, const char* lanes, bool mixed) {
+  setenv("TESSERA_PAIR_GROUP", group, 1);
+  setenv("TESSERA_PAIR_LANES", lanes, 1);
+  Twin<LJCut> t(melt_deck("lj", kLJPotential));
+  t.rebuild();
+  device::DeviceForcePipeline p(t.sim.sub_domain(), t.sim.reach(), device_forces_of(t.sim), {true, 64, mixed},
+                                compute_stream(), halo_stream());
+  unsetenv("TESSERA_PAIR_GROUP");
+  unsetenv("TESSERA_PAIR_LANES");
+  p.upload(t.cpu.atoms);
+  p.rebuild();
+  p.compute_forces();
+  AtomStore out;
+  p.download(out);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Neighbours read a group at a time give the bits of one at a time", "[device][lanes]") {
+  // The default reads 4 at a time (detail::kPairGroup); the melt's rows
+  // (about 75 neighbours) take whole groups and a remainder, with 1 lane and
+  // with 8 (every 8th neighbour a lane).
+  CHECK(device::detail::kPairGroup == 4);
+  for (const bool mixed : {false, true})
+    for (const char* lanes : {"1", "8"}) {
+      INFO((mixed ? "mixed" : "double") << ", TESSERA_PAIR_LANES=" << lanes);
+      const AtomStore one = forces_with_group("1", lanes, mixed), grouped = forces_with_group("", lanes, mixed);
+      CHECK(same_sums(grouped, one));
+      CHECK(max_force_error(grouped, one) == 0.0);
+      // The forces are there: a pipeline that computed nothing would pass too.
+      double f2 = 0;
+      for (std::size_t i = 0; i < one.nlocal; ++i) f2 += one.fx[i] * one.fx[i];
+      CHECK(f2 > 1.0);
+    }
+  setenv("TESSERA_PAIR_GROUP", "3", 1);
+  CHECK_THROWS_AS(Twin<LJCut>(melt_deck("lj", kLJPotential)), std::invalid_argument);
+  unsetenv("TESSERA_PAIR_GROUP");
+}
+
 TEST_CASE("device lists and forces do not depend on the thread count", "[device]") {
   // One thread per atom and no atomics: on a GPU, as on OpenMP threads here,
   // the list and each atom's force are functions of the positions alone.

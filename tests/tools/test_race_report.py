@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""benchmarks/race/race.py report on made-up timings: a LAMMPS variant that
+failed in one case (run.sh's failures.tsv) is left out of that case's best,
+listed with its error, and still counts in the cases where it ran; a case
+where every variant failed gets no ratio instead of a crash."""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RACE = os.path.join(HERE, "..", "..", "benchmarks", "race", "race.py")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix=f"race-report-{os.getpid()}-") as d:
+        # 32k: intel (1.6 s) beats omp (2.0 s); 2M: intel failed, so omp is
+        # best; 4M: every LAMMPS variant failed.
+        rows = ["case\tengine\trep\tloop_s\tsteps\tatoms"]
+        for case, atoms, engines in (("32k", 32000, {"tessera": 1.0, "omp": 2.0, "intel": 1.6}),
+                                     ("2M", 2048000, {"tessera": 50.0, "omp": 100.0}),
+                                     ("4M", 4000000, {"tessera": 100.0})):
+            for rep in (1, 2):
+                for e, t in engines.items():
+                    rows.append(f"{case}\t{e}\t{rep}\t{t}\t100\t{atoms}")
+        with open(os.path.join(d, "timings.tsv"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+        with open(os.path.join(d, "failures.tsv"), "w") as f:
+            f.write("case\tengine\terror\n"
+                    "2M\tintel\tFailed to allocate -8168653184 bytes for array _list_alloc\n"
+                    "4M\tomp\tERROR: made up | with a bar\n"
+                    "4M\tintel\tERROR: made up too\n")
+        for case in ("32k", "2M", "4M"):
+            os.makedirs(os.path.join(d, case))
+            with open(os.path.join(d, case, "physics"), "w") as f:
+                f.write("style=lj/cut density=0.8442 temp=1.44 cutoff=2.5 coeffs=1,1\n")
+        out = os.path.join(d, "race.md")
+        args = [sys.executable, RACE, "report", "--timings", os.path.join(d, "timings.tsv"),
+                "--failures", os.path.join(d, "failures.tsv"), "--out", out, "--command", "run.sh (test)",
+                "--commit", "test", "--cores", "2", "--tessera-version", "t", "--lammps-version", "l",
+                "--tessera-cmd", "t", "--tessera-layout", "1 process", "--lammps-cmd", "l", "--load", "0",
+                "--scratch", d]
+        r = subprocess.run(args, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(r.stdout, r.stderr)
+            return 1
+        text = open(out).read()
+        table = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
+                 for line in text.splitlines() if line.startswith("| ") and line.split("|")[1].strip()
+                 in ("32k", "2M", "4M") and "lj/cut" in line}
+        failures = [line for line in text.splitlines() if line.startswith("| 2M | intel |")
+                    or line.startswith("| 4M | omp |") or line.startswith("| 4M | intel |")]
+        checks = [
+            # 32k: intel (1.6 s) beats omp (2.0 s); ratio 1.6 / 1.0
+            (table["32k"][6] == "lj/cut/intel", f"32k best {table['32k'][6]}"),
+            (table["32k"][7] == "1.60", f"32k ratio {table['32k'][7]}"),
+            # 2M: intel failed, so omp is best; ratio 100 / 50
+            (table["2M"][6] == "lj/cut/omp", f"2M best {table['2M'][6]}"),
+            (table["2M"][7] == "2.00", f"2M ratio {table['2M'][7]}"),
+            # 4M: nothing ran beside Tessera
+            ("every variant failed" in table["4M"][5], f"4M best {table['4M'][5]}"),
+            (table["4M"][7] == "—", f"4M ratio {table['4M'][7]}"),
+            ("LAMMPS variants that failed" in text, "no failures section"),
+            (len(failures) == 3, f"failure rows: {failures}"),
+            (any("_list_alloc" in line for line in failures), "the error is not quoted"),
+            (not any("made up | with" in line for line in failures), "a bar in an error broke the table"),
+            (os.path.exists(os.path.join(d, "race.png")), "no plot"),
+        ]
+        bad = [why for ok, why in checks if not ok]
+        for why in bad:
+            print("FAIL:", why)
+        if bad:
+            print(text)
+            return 1
+        print("race.py report: failed variants left out and listed; ok")
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
