@@ -15,6 +15,7 @@
 #include "device/device_force.hpp"
 #include "device/neighbor_build.hpp"
 #include "device/packed_positions.hpp"
+#include "potentials/narrow_params.hpp"
 #include "potentials/pair_force.hpp"
 
 namespace tessera::device {
@@ -34,7 +35,8 @@ struct OverAtoms {
 // PairForce<Pot> (src/potentials/pair_force.hpp) over the transposed rows
 // in mixed precision, reading each atom as one packed float record
 // (packed_positions.hpp): the separations are formed in float from offsets
-// within tiles, so the whole pair geometry is float.
+// within tiles, so the whole pair geometry is float, and so are the
+// parameters (narrow_params.hpp: the same floats the pair math used).
 // kGroup: as PairForce's (pair_force.hpp), the same bits for any value.
 template <class Pot, bool kTensor, int kGroup = 1>
 struct PackedPairForce {
@@ -43,11 +45,11 @@ struct PackedPairForce {
   const int* nbr_count;
   long pitch;  // neighbour k of atom i is nbr[k * pitch + i]
   float tile;  // the tiles' width
-  const typename Pot::Params* params;
+  const typename Pot::template ParamsT<float>* params;
   int type_stride;
   KernelOutputs out;
 
-  using Sums = PairSums<Pot, float, kTensor>;
+  using Sums = PairSums<Pot, float, kTensor, typename Pot::template ParamsT<float>>;
 
   TESSERA_HD void operator()(int i) const { store(i, sums(i)); }
   // As PairForce::sums: neighbours first, first + every, ...
@@ -165,6 +167,10 @@ class DevicePairForce final : public DeviceForce {
       : stream_(s), type_stride_(ntypes + 1), lanes_fixed_(detail::pair_lanes_fixed()), group_(detail::pair_group()) {
     check_pair_table(ntypes, table.size());
     assign(stream_, params_, table);  // host -> device
+    std::vector<FloatParams> narrow;
+    narrow.reserve(table.size());
+    for (const Params& p : table) narrow.push_back(narrow_params<Pot>(p));
+    assign(stream_, params_float_, narrow);
   }
 
   // Forces, per-atom energies and virials of the local atoms (all, or
@@ -224,7 +230,7 @@ class DevicePairForce final : public DeviceForce {
   }
   template <bool kTensor, int kGroup>
   detail::PackedPairForce<Pot, kTensor, kGroup> packed(const DeviceNeighborList& nl, const KernelOutputs& out) const {
-    return {raw(packed_), raw(nl.index), raw(nl.count), nl.pitch, nl.tiles.w, raw(params_), type_stride_, out};
+    return {raw(packed_), raw(nl.index), raw(nl.count), nl.pitch, nl.tiles.w, raw(params_float_), type_stride_, out};
   }
   template <bool kTensor, int kGroup>
   PairForce<Pot, double, kTensor, kGroup> rows(const DeviceAtoms& a, const DeviceNeighborList& nl,
@@ -268,6 +274,8 @@ class DevicePairForce final : public DeviceForce {
   DeviceStream stream_;
   int type_stride_;
   dvec<Params> params_;
+  using FloatParams = typename Pot::template ParamsT<float>;
+  dvec<FloatParams> params_float_;  // mixed precision's rows (PackedPairForce)
   int lanes_fixed_;  // TESSERA_PAIR_LANES, or 0: pair_lanes' rule
   int group_;  // detail::pair_group()
   // Mixed precision's packed positions of each step (rows only), kept from

@@ -19,12 +19,15 @@ struct LJCut {
   static constexpr int ncoeff = 2;
   static constexpr const char* coeff_names[ncoeff] = {"epsilon", "sigma"};
 
-  struct Params {
-    double lj1, lj2;  // 48 eps sigma^12, 24 eps sigma^6: force prefactors
-    double lj3, lj4;  // 4 eps sigma^12, 4 eps sigma^6: energy prefactors
-    double offset;
-    double cutsq;
+  // T: double; float for the device's mixed precision (narrow_params.hpp).
+  template <class T>
+  struct ParamsT {
+    T lj1, lj2;  // 48 eps sigma^12, 24 eps sigma^6: force prefactors
+    T lj3, lj4;  // 4 eps sigma^12, 4 eps sigma^6: energy prefactors
+    T offset;
+    T cutsq;
   };
+  using Params = ParamsT<double>;
 
   static PairCoeffs mix(const PairCoeffs& a, const PairCoeffs& b, Mixing rule) {
     PairCoeffs m;
@@ -58,9 +61,10 @@ struct LJCut {
   }
 
   /// fpair = |F|/r (so F_vec = fpair * r_vec), energy = E(r). Needs r2 < cutsq.
-  /// Real: double, or float for the pair math of `precision: mixed`.
-  template <class Real>
-  TESSERA_HD static void eval(Real r2, const Params& p, Real& fpair, Real& energy) {
+  /// Real: double, or float for the pair math of `precision: mixed`; P:
+  /// Params, or ParamsT<float> there.
+  template <class Real, class P>
+  TESSERA_HD static void eval(Real r2, const P& p, Real& fpair, Real& energy) {
     const Real r2inv = Real(1) / r2;
     const Real r6inv = r2inv * r2inv * r2inv;
     fpair = r6inv * (Real(p.lj1) * r6inv - Real(p.lj2)) * r2inv;

@@ -27,13 +27,16 @@ struct LJSmoothLinear {
   static constexpr int ncoeff = 2;
   static constexpr const char* coeff_names[ncoeff] = {"epsilon", "sigma"};
 
-  struct Params {
-    double lj1, lj2, lj3, lj4;  // as LJCut's
-    double ecut;                // E_LJ(r_c)
-    double fcut;                // F_LJ(r_c) = -E_LJ'(r_c)
-    double rc;
-    double cutsq;
+  // T: double; float for the device's mixed precision (narrow_params.hpp).
+  template <class T>
+  struct ParamsT {
+    T lj1, lj2, lj3, lj4;  // as LJCut's
+    T ecut;                // E_LJ(r_c)
+    T fcut;                // F_LJ(r_c) = -E_LJ'(r_c)
+    T rc;
+    T cutsq;
   };
+  using Params = ParamsT<double>;
 
   // The coefficients are lj/cut's, mixed and checked the same way.
   static PairCoeffs mix(const PairCoeffs& a, const PairCoeffs& b, Mixing rule) { return LJCut::mix(a, b, rule); }
@@ -49,9 +52,10 @@ struct LJSmoothLinear {
   }
 
   /// fpair = |F|/r (so F_vec = fpair * r_vec), energy = E(r). Needs r2 < cutsq.
-  /// Real: double, or float for the pair math of `precision: mixed`.
-  template <class Real>
-  TESSERA_HD static void eval(Real r2, const Params& p, Real& fpair, Real& energy) {
+  /// Real: double, or float for the pair math of `precision: mixed`; P:
+  /// Params, or ParamsT<float> there.
+  template <class Real, class P>
+  TESSERA_HD static void eval(Real r2, const P& p, Real& fpair, Real& energy) {
     const Real r = real_sqrt(r2);
     const Real rinv = Real(1) / r;
     const Real r2inv = rinv * rinv;

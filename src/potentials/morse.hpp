@@ -19,11 +19,14 @@ struct Morse {
   static constexpr int ncoeff = 3;
   static constexpr const char* coeff_names[ncoeff] = {"d0", "alpha", "r0"};
 
-  struct Params {
-    double d0, alpha, r0;
-    double offset;
-    double cutsq;
+  // T: double; float for the device's mixed precision (narrow_params.hpp).
+  template <class T>
+  struct ParamsT {
+    T d0, alpha, r0;
+    T offset;
+    T cutsq;
   };
+  using Params = ParamsT<double>;
 
   // LAMMPS's morse does not mix. Here the well depth mixes geometrically like
   // an energy; r0 and the width 1/alpha's inverse, alpha, mix arithmetically
@@ -55,9 +58,10 @@ struct Morse {
     return p;
   }
 
-  /// Real: double, or float for the pair math of `precision: mixed`.
-  template <class Real>
-  TESSERA_HD static void eval(Real r2, const Params& p, Real& fpair, Real& energy) {
+  /// Real: double, or float for the pair math of `precision: mixed`; P:
+  /// Params, or ParamsT<float> there.
+  template <class Real, class P>
+  TESSERA_HD static void eval(Real r2, const P& p, Real& fpair, Real& energy) {
     const Real r = real_sqrt(r2);
     // In double, det_exp, not exp: the same bits in every kernel variant and
     // backend, and it vectorises across the kernel's lanes (the C library's

@@ -18,10 +18,12 @@ namespace tessera {
 // of a Verlet list here, cluster pairs in kernels/device/cluster_forces.hpp)
 // feeds pair by pair, so the physics exists once.
 // kTensor: the virial tensor too (xx yy zz xy xz yz), on the steps that ask.
-template <class Pot, class Real, bool kTensor = false>
+// P: the parameter rows' type, Pot::Params, or the float copy that the
+// device's mixed precision reads (potentials/narrow_params.hpp).
+template <class Pot, class Real, bool kTensor = false, class P = typename Pot::Params>
 struct PairSums {
   double xi, yi, zi;
-  const typename Pot::Params* row;  // the parameter row of i's type
+  const P* row;  // the parameter row of i's type
   double fx = 0, fy = 0, fz = 0, e = 0, w = 0;
   double t[kTensor ? 6 : 1] = {};
   static constexpr int kTensorTerms = kTensor ? 6 : 0;
@@ -33,7 +35,7 @@ struct PairSums {
   template <class G>
   TESSERA_HD void add_separation(G dx, G dy, G dz, int type_j) {
     const G r2 = dx * dx + dy * dy + dz * dz;
-    const typename Pot::Params& p = row[type_j];
+    const P& p = row[type_j];
     if (r2 < p.cutsq) {
       Real fpair, ep;
       const Real r2r = static_cast<Real>(r2);

@@ -2,10 +2,12 @@
 // puts it under these tests without further work.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 
 #include "potentials/lj_cut.hpp"
 #include "potentials/lj_smooth_linear.hpp"
 #include "potentials/morse.hpp"
+#include "potentials/narrow_params.hpp"
 #include "potentials/pair_style.hpp"
 #include "run/simulation.hpp"
 #include "test_support.hpp"
@@ -115,6 +117,66 @@ TEST_CASE("morse has its minimum -D0 at r0", "[potentials]") {
   Morse::eval(1.25 * 1.25, p, f, e);
   CHECK(e == Approx(-1.3).epsilon(1e-14));
   CHECK(std::abs(f) < 1e-14);
+}
+
+namespace {
+
+// For floats r2 around cutsq (and cutsq itself, rounded both ways): the
+// float cutoff decides as the double one does.
+void check_same_cutoff_decisions(double cutsq) {
+  const float c = float_at_least(cutsq);
+  CHECK(static_cast<double>(c) >= cutsq);
+  CHECK(static_cast<double>(std::nextafter(c, 0.0f)) < cutsq);
+  float r2 = c;
+  for (int k = 0; k < 8; ++k) r2 = std::nextafter(r2, 0.0f);
+  for (int k = 0; k < 16; ++k, r2 = std::nextafter(r2, 1e30f))
+    CHECK((r2 < c) == (static_cast<double>(r2) < cutsq));
+}
+
+// The float rows a mixed-precision kernel reads: each field is the float
+// the kernel would have converted it to, except cutsq (above).
+template <class Pot>
+void check_narrowed(const typename Pot::Params& p) {
+  const auto f = narrow_params<Pot>(p);
+  constexpr int n = sizeof(p) / sizeof(double);
+  double d[n];
+  float g[n];
+  std::memcpy(d, &p, sizeof(p));
+  std::memcpy(g, &f, sizeof(f));
+  int rounded_up = 0;
+  for (int k = 0; k < n; ++k) {
+    if (g[k] == static_cast<float>(d[k])) continue;
+    ++rounded_up;  // only cutsq may differ, by rounding up
+    CHECK(g[k] == float_at_least(d[k]));
+  }
+  CHECK(rounded_up <= 1);
+  CHECK(f.cutsq == float_at_least(p.cutsq));
+}
+
+}  // namespace
+
+TEST_CASE("Mixed precision's float parameter rows keep every cutoff decision and the kernel's own floats", "[potentials][mixed]") {
+  for (double rc : {2.5, 1.1224620483093730, 2.0 / 3.0, 3.0000000001, 1e-3}) check_same_cutoff_decisions(rc * rc);
+  // A cutsq that float rounds down (to nearest) must still round up here.
+  const double down = 1.0 + 1e-9;
+  CHECK(static_cast<double>(static_cast<float>(down)) < down);
+  CHECK(static_cast<double>(float_at_least(down)) > down);
+  check_same_cutoff_decisions(down);
+  PairCoeffs pc;
+  pc.c[0] = 1.3, pc.c[1] = 0.9, pc.c[2] = 1.1, pc.cutoff = 2.0 / 3.0 * 3.7;
+  check_narrowed<LJCut>(LJCut::params(pc, true));
+  check_narrowed<LJSmoothLinear>(LJSmoothLinear::params(pc, true));
+  check_narrowed<Morse>(Morse::params(pc, true));
+  // The float rows give the forces of the double rows converted pair by pair.
+  const auto p = LJCut::params(pc, true);
+  const auto f = narrow_params<LJCut>(p);
+  for (float r2 : {0.7f, 1.0f, 1.9f, 4.4f}) {
+    float fd, ed, ff, ef;
+    LJCut::eval(r2, p, fd, ed);
+    LJCut::eval(r2, f, ff, ef);
+    CHECK(fd == ff);
+    CHECK(ed == ef);
+  }
 }
 
 TEST_CASE("Lorentz-Berthelot and geometric mixing", "[potentials]") {
