@@ -36,6 +36,19 @@ deck ref
 "$bin" run ref.yaml > ref.out 2>&1
 check "reference run exits 0" test $? -eq 0
 
+# wait_for_handlers PID: until process PID catches SIGTERM and SIGUSR1
+# (bits 15 and 10 of SigCgt in /proc/PID/status), which tessera's
+# install_stop_signals sets first thing after MPI's start-up; at most 60 s.
+wait_for_handlers() {
+  local mask
+  for _ in $(seq 1 1200); do
+    mask=$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+    [ -n "$mask" ] && (((16#$mask & 16#4200) == 16#4200)) && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
 # wait_for_steps FILE: until the thermo CSV shows the run is stepping.
 wait_for_steps() {
   for _ in $(seq 1 200); do
@@ -96,7 +109,11 @@ cp "ref.ckpt/$final" "slow.ckpt/$final"
 lj_deck slow.yaml --steps 100 --cells 80 --seed 1 "checkpoint: {every: 50, path: slow.ckpt}"
 "$bin" run slow.yaml > slow.out 2>&1 &
 pid=$!
-sleep 0.3
+# The first signal only once the run catches it: MPI's start-up can take
+# longer than a fixed wait under the sanitizers on a loaded machine, and a
+# SIGTERM before the handler is installed kills the run outright (exit 143,
+# seen once in CI).
+wait_for_handlers "$pid"
 kill -TERM "$pid"
 sleep 1.3
 kill -TERM "$pid" 2>/dev/null
