@@ -12,9 +12,11 @@
 #  - -fno-sanitize-recover=undefined: the first undefined behaviour ends the
 #    process with a non-zero exit code, so the test that hit it fails
 #    (without it UBSan only prints and carries on);
-#  - -O2 -g -fno-omit-frame-pointer: reports with file:line (inlined frames
-#    included) and whole stacks; -O2 overrides the -O3 of Release (the later
-#    flag wins); NDEBUG stays, as in the tested build. The result runs 7 to
+#  - -O2 -g1 -fno-omit-frame-pointer: reports with file:line (inlined frames
+#    included: -g1's line tables and function entries are all a report
+#    reads; full -g made cpu_pair_kernel_avx512.cpp take 85 s to compile
+#    instead of 53 s, 2026-11-28) and whole stacks; -O2 overrides the -O3 of
+#    Release (the later flag wins); NDEBUG stays, as in the tested build. The result runs 7 to
 #    12 times slower than Release. Code that runs once per run or output
 #    frame builds at -O1 instead (TESSERA_SANITIZE_COLD_OPTIONS,
 #    src/CMakeLists.txt).
@@ -34,7 +36,7 @@ if(TESSERA_SANITIZE)
   endif()
   set(_tessera_sanitize_flags -fsanitize=address,undefined,float-cast-overflow
     -fno-sanitize-recover=undefined,float-cast-overflow
-    -fno-omit-frame-pointer -g -O2)
+    -fno-omit-frame-pointer -g1 -O2)
   add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${_tessera_sanitize_flags}>")
   add_link_options(-fsanitize=address,undefined,float-cast-overflow)
   message(STATUS "TESSERA_SANITIZE: ${_tessera_sanitize_flags}")

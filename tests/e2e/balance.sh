@@ -138,7 +138,8 @@ deck second 200 "load_balance: {every: 20, by: atoms}" split split.ckpt
 mpi 4 straight.yaml > straight.out 2>&1
 check "balanced, straight 200 steps: exit 0" test $? -eq 0
 mpi 4 first.yaml > first.out 2>&1
-mpi 4 second.yaml --restart auto > second.out 2>&1
+# The continuation with the leak check on every rank (lib.sh, leak_checked).
+leak_checked mpi 4 second.yaml --restart auto > second.out 2>&1
 check "balanced, 100 + restart + 100: exit 0" test $? -eq 0
 check "balanced, restart: the moves after the restart are those of the straight run" \
   diff <(grep "load balance" straight.out | awk '$2 + 0 > 100') <(grep "load balance" second.out)

@@ -400,7 +400,7 @@ PY
   OMP_NUM_THREADS=1 "${mpi[@]}" -np 2 "$dev" run ranks-split.yaml --restart auto > ranks-split-1.out 2>&1
   check "2 device ranks, first half: exit 0" test $? -eq 0
   deck ranks-split 200 "${integrators[1]}"
-  OMP_NUM_THREADS=1 "${mpi[@]}" -np 2 "$dev" run ranks-split.yaml --restart auto > ranks-split-2.out 2>&1
+  OMP_NUM_THREADS=1 leak_checked "${mpi[@]}" -np 2 "$dev" run ranks-split.yaml --restart auto > ranks-split-2.out 2>&1
   check "2 device ranks, second half: exit 0" test $? -eq 0
   deck ranks-straight 200 "${integrators[1]}"
   OMP_NUM_THREADS=1 "${mpi[@]}" -np 2 "$dev" run ranks-straight.yaml > ranks-straight.out 2>&1

@@ -15,6 +15,11 @@ sanitized() { [ "${TESSERA_TEST_SANITIZED:-0}" = 1 ]; }
 # sized PLAIN SANITIZED: prints the first outside the sanitizers, the second
 # under them (e.g. cells=$(sized 8 6)).
 sized() { if sanitized; then echo "$2"; else echo "$1"; fi; }
+# leak_checked COMMAND...: under the sanitizers, the ranks mpirun starts for
+# COMMAND keep LeakSanitizer's check at exit, which tests/sanitize/run.sh
+# leaves out of other multi-rank launches (it makes them 2-3 times slower);
+# mark one launch per multi-rank path there. Outside the sanitizers: COMMAND.
+leak_checked() { TESSERA_RANK_LEAK_CHECK=1 "$@"; }
 # run_ranks N DECK [ARGS...]: `$bin run` with one thread per rank, on N MPI
 # ranks (as root and oversubscribed, as the scripts export), plainly for 1.
 run_ranks() {

@@ -110,7 +110,7 @@ check "... on 4 ranks: thermo equals one rank's to 1e-10" same_thermo short.1.cs
 # it, the same grid continues bitwise, and 3 ranks within 1e-10.
 sed -e 's/run: {steps: 20}/run: {steps: 40}/' -e 's/mol.csv/full.csv/' mol.yaml > long.yaml
 printf '  checkpoint: {every: 20, path: ckpt}\n' >> long.yaml
-run_ranks 2 long.yaml > long.out 2>&1
+leak_checked run_ranks 2 long.yaml > long.out 2>&1
 check "restart: the 40-step run with checkpoints" test $? -eq 0
 cp full.csv straight.csv
 run_ranks 2 long.yaml --restart ckpt/ckpt-000000000020.h5 > again.out 2>&1

@@ -104,7 +104,13 @@ for pair in "${pairs[@]}"; do
   run_ranks "$from" "$name-straight.yaml" > "$name-straight.out" 2>&1
   run_ranks "$from" "$name-first.yaml" > "$name-first.out" 2>&1
   check "$from -> $to ranks: first part exits 0" test $? -eq 0
-  run_ranks "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
+  # 4 -> 2 with the leak check on every rank: a checkpoint of several parts
+  # read collectively, then migration and the halo.
+  if [ "$from$to" = 42 ]; then
+    leak_checked run_ranks "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
+  else
+    run_ranks "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
+  fi
   check "$from -> $to ranks: continuation exits 0" test $? -eq 0
   check "$from -> $to ranks: restarted at step $half" grep -q "at step $half" "$name-second.out"
   check "$from -> $to ranks: thermo of the straight run to 1e-10" close_thermo "$name-straight.csv" "$name-split.csv" "$half"
