@@ -12,6 +12,7 @@ namespace tessera {
 // (padded).
 struct NeighborList {
   int stride = 0;
+  int widest = 0;          // the longest row of the last build (0: none yet)
   std::vector<int> count;  // per local atom
   std::vector<int> index;  // index[i * stride + k]
   // When > 1: stride is a multiple of it, and each row is padded up to a

@@ -9,15 +9,12 @@
 
 using namespace tessera;
 
-TEST_CASE("Verlet list holds exactly the pairs within cutoff + skin (brute force)", "[neighbor]") {
-  Simulation sim(test::deck_from(test::lj_lattice_yaml(5, 1.0, 0, "{style: nve, dt: 0.005}")));
+namespace {
+
+// The list of `sim` holds exactly each local atom's neighbours within the
+// reach, every periodic image counted, by brute force; returns how many.
+std::size_t require_exact_list(Simulation& sim) {
   auto& a = sim.atoms();
-  for (std::size_t i = 0; i < a.nlocal; ++i) {  // random-ish displacements, some across the box faces
-    a.x[i] += 0.6 * std::sin(12.9898 * a.id[i]);
-    a.y[i] += 0.6 * std::sin(78.233 * a.id[i]);
-    a.z[i] += 0.6 * std::sin(37.719 * a.id[i]);
-  }
-  sim.setup();
   const Box& box = sim.box();
   const double reach = sim.reach();
   const auto& nl = sim.neighbor_list();
@@ -45,7 +42,45 @@ TEST_CASE("Verlet list holds exactly the pairs within cutoff + skin (brute force
     REQUIRE(got == expect);
     checked += got.size();
   }
-  CHECK(checked > 50 * a.nlocal);
+  return checked;
+}
+
+}  // namespace
+
+TEST_CASE("Verlet list holds exactly the pairs within cutoff + skin (brute force)", "[neighbor]") {
+  Simulation sim(test::deck_from(test::lj_lattice_yaml(5, 1.0, 0, "{style: nve, dt: 0.005}")));
+  auto& a = sim.atoms();
+  for (std::size_t i = 0; i < a.nlocal; ++i) {  // random-ish displacements, some across the box faces
+    a.x[i] += 0.6 * std::sin(12.9898 * a.id[i]);
+    a.y[i] += 0.6 * std::sin(78.233 * a.id[i]);
+    a.z[i] += 0.6 * std::sin(37.719 * a.id[i]);
+  }
+  sim.setup();
+  CHECK(require_exact_list(sim) > 50 * sim.atoms().nlocal);
+}
+
+// The rows are as wide as the last build's longest row needs (plus room to
+// grow), not a fixed 64: a short cutoff's 12-20 neighbours get a narrow
+// stride from the second build on, and the list stays exact.
+TEST_CASE("the list's stride follows the longest row of the last build", "[neighbor]") {
+  std::string yaml = test::lj_lattice_yaml(5, 1.44, 0, "{style: nve, dt: 0.005}");
+  const std::string cut = "cutoff: 2.5";
+  REQUIRE(yaml.find(cut) != std::string::npos);
+  yaml.replace(yaml.find(cut), cut.size(), "cutoff: 1.122462048309373");
+  Simulation sim(test::deck_from(yaml));
+  sim.setup();
+  const NeighborList& nl = sim.neighbor_list();
+  CHECK(nl.stride >= 64);  // nothing known before the first build
+  const long builds0 = nl.builds;
+  sim.run(200, nullptr);
+  REQUIRE(nl.builds > builds0);
+  sim.setup();  // a build at the current positions, which the check reads
+  CHECK(nl.widest >= 12);
+  CHECK(nl.widest <= 30);
+  CHECK(nl.stride >= nl.widest);
+  CHECK(nl.stride <= nl.widest + nl.widest / 8 + 8 + 7);
+  CHECK(nl.stride % 8 == 0);
+  CHECK(require_exact_list(sim) > 10 * sim.atoms().nlocal);
 }
 
 TEST_CASE("spatial sort keeps every atom and groups neighbours in memory", "[neighbor]") {
