@@ -59,13 +59,25 @@ inline double reduce_lanes(const double* s) {
 #endif
 }
 
-// Four consecutive doubles from row(l) for each lane l into lane arrays
+// Four consecutive doubles from row(l) for each lane l < N into lane arrays
 // c0..c3. This is data movement only, so the variants may differ here: a
 // 4x4 (AVX2) or 8x4 (AVX-512) transpose of 32-byte rows instead of one load
-// per value.
-template <class Row>
+// per value. N: W, or 4 for a row's short last block (pair_rows).
+template <int N = W, class Row>
 inline void load_rows4(const Row& row, double* c0, double* c1, double* c2, double* c3) {
+  static_assert(N == W || N == 4, "whole blocks or blocks of 4");
 #if defined(__AVX512F__)
+  if constexpr (N == 4) {
+    const __m256d r0 = _mm256_loadu_pd(row(0)), r1 = _mm256_loadu_pd(row(1));
+    const __m256d r2 = _mm256_loadu_pd(row(2)), r3 = _mm256_loadu_pd(row(3));
+    const __m256d ac01 = _mm256_unpacklo_pd(r0, r1), bd01 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d ac23 = _mm256_unpacklo_pd(r2, r3), bd23 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_store_pd(c0, _mm256_permute2f128_pd(ac01, ac23, 0x20));
+    _mm256_store_pd(c2, _mm256_permute2f128_pd(ac01, ac23, 0x31));
+    _mm256_store_pd(c1, _mm256_permute2f128_pd(bd01, bd23, 0x20));
+    _mm256_store_pd(c3, _mm256_permute2f128_pd(bd01, bd23, 0x31));
+    return;
+  }
   auto pair = [&](int l) {  // rows l and l + 1: a b c d a' b' c' d'
     return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(row(l))), _mm256_loadu_pd(row(l + 1)), 1);
   };
@@ -79,7 +91,7 @@ inline void load_rows4(const Row& row, double* c0, double* c1, double* c2, doubl
   _mm512_store_pd(c1, _mm512_permutex2var_pd(bd03, lo, bd47));
   _mm512_store_pd(c3, _mm512_permutex2var_pd(bd03, hi, bd47));
 #elif defined(__AVX2__)
-  for (int h = 0; h < W; h += 4) {
+  for (int h = 0; h < N; h += 4) {
     const __m256d r0 = _mm256_loadu_pd(row(h)), r1 = _mm256_loadu_pd(row(h + 1));
     const __m256d r2 = _mm256_loadu_pd(row(h + 2)), r3 = _mm256_loadu_pd(row(h + 3));
     // a0 a1 c0 c1, b0 b1 d0 d1, a2 a3 c2 c3, b2 b3 d2 d3
@@ -91,7 +103,7 @@ inline void load_rows4(const Row& row, double* c0, double* c1, double* c2, doubl
     _mm256_store_pd(c3 + h, _mm256_permute2f128_pd(bd01, bd23, 0x31));
   }
 #else
-  for (int l = 0; l < W; ++l) {
+  for (int l = 0; l < N; ++l) {
     const double* r = row(l);
     c0[l] = r[0];
     c1[l] = r[1];
@@ -101,20 +113,21 @@ inline void load_rows4(const Row& row, double* c0, double* c1, double* c2, doubl
 #endif
 }
 
-// Packed coordinates and type of atoms idx[0, W) into lane arrays.
+// Packed coordinates and type of atoms idx[0, N) into lane arrays.
+template <int N = W>
 inline void load_lanes(const double* pos, const int* idx, double* xj, double* yj, double* zj, double* tj) {
-  load_rows4([&](int l) { return pos + 4L * idx[l]; }, xj, yj, zj, tj);
+  load_rows4<N>([&](int l) { return pos + 4L * idx[l]; }, xj, yj, zj, tj);
 }
 
 // One block's pairs into the lane sums: force f (times the separation) and
-// energy e per lane.
-template <bool kTensor>
+// energy e per lane, lanes [0, N).
+template <bool kTensor, int N = W>
 inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const double* dz, const double* r2,
                           const double* cut, const double* f, const double* e, LaneSums& s, LaneTensor& vt) {
   // Lanes past the cutoff or the list end add zero (r2 may be 0 there: the
   // inf or NaN of the force is dropped here, never added).
 #pragma omp simd
-  for (LaneInt l = 0; l < W; ++l) {
+  for (LaneInt l = 0; l < N; ++l) {
     const bool in = l < nvalid && r2[l] < cut[l];
     const double fl = in ? f[l] : 0.0;
     s.fx[l] += dx[l] * fl;
@@ -125,7 +138,7 @@ inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const 
   }
   if constexpr (kTensor) {
 #pragma omp simd
-    for (LaneInt l = 0; l < W; ++l) {
+    for (LaneInt l = 0; l < N; ++l) {
       const double fl = l < nvalid && r2[l] < cut[l] ? f[l] : 0.0;
       const double fxl = dx[l] * fl, fyl = dy[l] * fl, fzl = dz[l] * fl;
       vt.t[0][l] += dx[l] * fxl;
@@ -138,20 +151,20 @@ inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const 
   }
 }
 
-// The pairs of atom i (at xi, yi, zi) with atoms idx[0, W), lane l taking
+// The pairs of atom i (at xi, yi, zi) with atoms idx[0, N), lane l taking
 // idx[l]: separation, its square, force (times the separation), energy and
 // the pair's cutoff, whether or not the pair is within it.
 struct LanePairs {
   alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
 };
-template <class Pot, bool kOneType>
+template <class Pot, bool kOneType, int N = W>
 inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
                        double xi, double yi, double zi, LanePairs& p) {
   using P = typename Pot::Params;
   alignas(64) double xj[W], yj[W], zj[W], tj[W];
-  load_lanes(a.pos, idx, xj, yj, zj, tj);
+  load_lanes<N>(a.pos, idx, xj, yj, zj, tj);
 #pragma omp simd
-  for (int l = 0; l < W; ++l) {
+  for (int l = 0; l < N; ++l) {
     p.dx[l] = xi - xj[l];
     p.dy[l] = yi - yj[l];
     p.dz[l] = zi - zj[l];
@@ -160,12 +173,12 @@ inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const type
   if (kOneType) {
     const P& q = row[1];
 #pragma omp simd
-    for (int l = 0; l < W; ++l) {
+    for (int l = 0; l < N; ++l) {
       Pot::eval(p.r2[l], q, p.f[l], p.e[l]);
       p.cut[l] = q.cutsq;
     }
   } else {
-    for (int l = 0; l < W; ++l) {
+    for (int l = 0; l < N; ++l) {
       const P& q = row[static_cast<int>(tj[l])];
       Pot::eval(p.r2[l], q, p.f[l], p.e[l]);
       p.cut[l] = q.cutsq;
@@ -174,12 +187,16 @@ inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const type
 }
 
 // Neighbours idx[0, nvalid) of atom i, lane l taking idx[l].
-template <class Pot, bool kOneType, bool kTensor>
+// N = 4: a row's last block of at most 4 neighbours, in lanes 0-3 as in a
+// whole block. A whole block's lanes 4-7 would add +0 or -0 there, which
+// changes no bit: a lane sum starts at +0 and, rounding to nearest, never
+// becomes -0 (x + (-x) is +0), and +0 + (-0) is +0.
+template <class Pot, bool kOneType, bool kTensor, int N = W>
 inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
                        int nvalid, double xi, double yi, double zi, LaneSums& s, LaneTensor& vt) {
   LanePairs p;
-  eval_lanes<Pot, kOneType>(a, row, idx, xi, yi, zi, p);
-  add_lane_sums<kTensor>(nvalid, p.dx, p.dy, p.dz, p.r2, p.cut, p.f, p.e, s, vt);
+  eval_lanes<Pot, kOneType, N>(a, row, idx, xi, yi, zi, p);
+  add_lane_sums<kTensor, N>(nvalid, p.dx, p.dy, p.dz, p.r2, p.cut, p.f, p.e, s, vt);
 }
 
 // The same for a half list's row (PairKernelArgs::half): lane l's pair
@@ -325,6 +342,10 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
         pair_block_half<Pot, kOneType, kTensor>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt, buf.f[buf.n]);
         ++buf.n;
         if (!a.padded) buf.flush(a.fx, a.fy, a.fz, a.nlocal);
+      } else if (nvalid <= 4) {
+        // A row's short last block (or a short row): half the lanes' work.
+        // WCA melts have 10-14 neighbours a row, so most rows end in one.
+        pair_block<Pot, kOneType, kTensor, 4>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
       } else {
         pair_block<Pot, kOneType, kTensor>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
       }
