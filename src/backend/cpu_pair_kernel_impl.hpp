@@ -67,30 +67,23 @@ template <int N = W, class Row>
 inline void load_rows4(const Row& row, double* c0, double* c1, double* c2, double* c3) {
   static_assert(N == W || N == 4, "whole blocks or blocks of 4");
 #if defined(__AVX512F__)
-  if constexpr (N == 4) {
-    const __m256d r0 = _mm256_loadu_pd(row(0)), r1 = _mm256_loadu_pd(row(1));
-    const __m256d r2 = _mm256_loadu_pd(row(2)), r3 = _mm256_loadu_pd(row(3));
-    const __m256d ac01 = _mm256_unpacklo_pd(r0, r1), bd01 = _mm256_unpackhi_pd(r0, r1);
-    const __m256d ac23 = _mm256_unpacklo_pd(r2, r3), bd23 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_store_pd(c0, _mm256_permute2f128_pd(ac01, ac23, 0x20));
-    _mm256_store_pd(c2, _mm256_permute2f128_pd(ac01, ac23, 0x31));
-    _mm256_store_pd(c1, _mm256_permute2f128_pd(bd01, bd23, 0x20));
-    _mm256_store_pd(c3, _mm256_permute2f128_pd(bd01, bd23, 0x31));
+  if constexpr (N == W) {
+    auto pair = [&](int l) {  // rows l and l + 1: a b c d a' b' c' d'
+      return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(row(l))), _mm256_loadu_pd(row(l + 1)), 1);
+    };
+    const __m512d r01 = pair(0), r23 = pair(2), r45 = pair(4), r67 = pair(6);
+    // a0 a2 c0 c2 a1 a3 c1 c3 and b0 b2 d0 d2 b1 b3 d1 d3, and the same for 4-7.
+    const __m512d ac03 = _mm512_unpacklo_pd(r01, r23), bd03 = _mm512_unpackhi_pd(r01, r23);
+    const __m512d ac47 = _mm512_unpacklo_pd(r45, r67), bd47 = _mm512_unpackhi_pd(r45, r67);
+    const __m512i lo = _mm512_setr_epi64(0, 4, 1, 5, 8, 12, 9, 13), hi = _mm512_setr_epi64(2, 6, 3, 7, 10, 14, 11, 15);
+    _mm512_store_pd(c0, _mm512_permutex2var_pd(ac03, lo, ac47));
+    _mm512_store_pd(c2, _mm512_permutex2var_pd(ac03, hi, ac47));
+    _mm512_store_pd(c1, _mm512_permutex2var_pd(bd03, lo, bd47));
+    _mm512_store_pd(c3, _mm512_permutex2var_pd(bd03, hi, bd47));
     return;
   }
-  auto pair = [&](int l) {  // rows l and l + 1: a b c d a' b' c' d'
-    return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(row(l))), _mm256_loadu_pd(row(l + 1)), 1);
-  };
-  const __m512d r01 = pair(0), r23 = pair(2), r45 = pair(4), r67 = pair(6);
-  // a0 a2 c0 c2 a1 a3 c1 c3 and b0 b2 d0 d2 b1 b3 d1 d3, and the same for 4-7.
-  const __m512d ac03 = _mm512_unpacklo_pd(r01, r23), bd03 = _mm512_unpackhi_pd(r01, r23);
-  const __m512d ac47 = _mm512_unpacklo_pd(r45, r67), bd47 = _mm512_unpackhi_pd(r45, r67);
-  const __m512i lo = _mm512_setr_epi64(0, 4, 1, 5, 8, 12, 9, 13), hi = _mm512_setr_epi64(2, 6, 3, 7, 10, 14, 11, 15);
-  _mm512_store_pd(c0, _mm512_permutex2var_pd(ac03, lo, ac47));
-  _mm512_store_pd(c2, _mm512_permutex2var_pd(ac03, hi, ac47));
-  _mm512_store_pd(c1, _mm512_permutex2var_pd(bd03, lo, bd47));
-  _mm512_store_pd(c3, _mm512_permutex2var_pd(bd03, hi, bd47));
-#elif defined(__AVX2__)
+#endif
+#if defined(__AVX2__)  // also an AVX-512 unit's blocks of 4
   for (int h = 0; h < N; h += 4) {
     const __m256d r0 = _mm256_loadu_pd(row(h)), r1 = _mm256_loadu_pd(row(h + 1));
     const __m256d r2 = _mm256_loadu_pd(row(h + 2)), r3 = _mm256_loadu_pd(row(h + 3));
