@@ -106,11 +106,9 @@ for pair in "${pairs[@]}"; do
   check "$from -> $to ranks: first part exits 0" test $? -eq 0
   # 4 -> 2 with the leak check on every rank: a checkpoint of several parts
   # read collectively, then migration and the halo.
-  if [ "$from$to" = 42 ]; then
-    leak_checked run_ranks "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
-  else
-    run_ranks "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
-  fi
+  mark=()
+  [ "$from$to" != 42 ] || mark=(leak_checked)
+  "${mark[@]}" run_ranks "$to" "$name-second.yaml" --restart auto > "$name-second.out" 2>&1
   check "$from -> $to ranks: continuation exits 0" test $? -eq 0
   check "$from -> $to ranks: restarted at step $half" grep -q "at step $half" "$name-second.out"
   check "$from -> $to ranks: thermo of the straight run to 1e-10" close_thermo "$name-straight.csv" "$name-split.csv" "$half"
