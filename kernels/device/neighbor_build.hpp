@@ -49,7 +49,7 @@ struct ScanNeighbors {
   int* count;
   // Molecules: the ids and each local's special neighbours (null when the
   // molecular fields are off). Pairs with factor 0 are left out, as the
-  // CPU's drop_excluded does (neighbor/verlet_builder.cpp).
+  // CPU's list search does (neighbor/verlet_builder.cpp).
   const AtomId* id = nullptr;
   AtomId* special[kMaxSpecial] = {};
   // Whether the row lists a ghost (index nlocal or above), for the split of

@@ -39,8 +39,8 @@ TESSERA_HD inline bool special_excluded(AtomId e) { return (e & kSpecialExcluded
 
 // Atom i's special neighbours with factor 0, which no pair list or pair
 // loop may hold (the device's row build and cluster pair loop; the CPU's
-// drop_excluded in neighbor/verlet_builder.cpp): from its special slots,
-// null when the molecular fields are off.
+// list search, neighbor/verlet_builder.cpp): from its special slots, none
+// when the molecular fields are off.
 struct ExcludedIds {
   AtomId id[kMaxSpecial];
   int n = 0;

@@ -12,6 +12,7 @@
 // and virials are bitwise identical whichever runs. The order differs from
 // PairForce<Pot>, so the two agree to rounding only.
 #include "backend/cpu_simd.hpp"
+#include "core/types.hpp"
 #include "forces/kernel_outputs.hpp"
 #include "potentials/potential_list.hpp"
 
@@ -73,24 +74,34 @@ inline constexpr bool kHasSimdKernels = false;
 TESSERA_SIMD_POTENTIALS(TESSERA_DECLARE_PAIR_KERNELS)
 #undef TESSERA_DECLARE_PAIR_KERNELS
 
+// The ids a scan must leave out (one atom's special neighbours with factor
+// 0, every image of them) and the candidates' ids to compare them with,
+// indexed as the candidates; n == 0: none, and ids may be null.
+struct ScanExclusions {
+  const AtomId* ids = nullptr;
+  const AtomId* excluded = nullptr;
+  int n = 0;
+};
+
 // The neighbour-list distance test, in the same variants: appends to out,
 // in order, every atoms[m] (m < n) other than `self` with
-// (xi - x[m])^2 + (yi - y[m])^2 + (zi - z[m])^2 < reach_sq, and returns how
-// many. The sum is formed in that order without fused multiply-adds in every
-// variant, so all variants list the same atoms. out needs room for n + 16.
+// (xi - x[m])^2 + (yi - y[m])^2 + (zi - z[m])^2 < reach_sq whose id
+// (ex.ids[m]) is none of ex.excluded, and returns how many. The sum is
+// formed in that order without fused multiply-adds in every variant, so all
+// variants list the same atoms. out needs room for n + 16.
 using NeighborScanFn = int (*)(const double* x, const double* y, const double* z, const int* atoms, int n, double xi,
-                               double yi, double zi, double reach_sq, int self, int* out);
+                               double yi, double zi, double reach_sq, int self, const ScanExclusions& ex, int* out);
 namespace simd_scalar {
 int neighbor_scan(const double*, const double*, const double*, const int*, int, double, double, double, double, int,
-                  int*);
+                  const ScanExclusions&, int*);
 }
 namespace simd_avx2 {
 int neighbor_scan(const double*, const double*, const double*, const int*, int, double, double, double, double, int,
-                  int*);
+                  const ScanExclusions&, int*);
 }
 namespace simd_avx512 {
 int neighbor_scan(const double*, const double*, const double*, const int*, int, double, double, double, double, int,
-                  int*);
+                  const ScanExclusions&, int*);
 }
 
 inline NeighborScanFn neighbor_scan_for(SimdLevel level) {
@@ -98,6 +109,41 @@ inline NeighborScanFn neighbor_scan_for(SimdLevel level) {
     case SimdLevel::kAvx512: return &simd_avx512::neighbor_scan;
     case SimdLevel::kAvx2: return &simd_avx2::neighbor_scan;
     default: return &simd_scalar::neighbor_scan;
+  }
+}
+
+// A list search's candidates, index by index: positions, atom indices and,
+// for molecules' exclusions only (else null), ids.
+struct CandidatesIn {
+  const double *x, *y, *z;
+  const int* atoms;
+  const AtomId* id;
+};
+struct CandidatesOut {
+  double *x, *y, *z;
+  int* atoms;
+  AtomId* id;
+};
+
+// Copies candidates [m0, m0 + n) of `from` to `to` from index `at` on, in
+// whole vectors: `to` needs room for at + n + 8. The builder gathers a
+// cell's 9 rows of neighbouring cells this way, a few atoms a row, which
+// plain element loops did at a tenth of a 1-thread in.chain run.
+using CandidateCopyFn = void (*)(const CandidatesIn& from, int m0, int n, const CandidatesOut& to, int at);
+namespace simd_scalar {
+void copy_candidates(const CandidatesIn&, int, int, const CandidatesOut&, int);
+}
+namespace simd_avx2 {
+void copy_candidates(const CandidatesIn&, int, int, const CandidatesOut&, int);
+}
+namespace simd_avx512 {
+void copy_candidates(const CandidatesIn&, int, int, const CandidatesOut&, int);
+}
+inline CandidateCopyFn copy_candidates_for(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kAvx512: return &simd_avx512::copy_candidates;
+    case SimdLevel::kAvx2: return &simd_avx2::copy_candidates;
+    default: return &simd_scalar::copy_candidates;
   }
 }
 

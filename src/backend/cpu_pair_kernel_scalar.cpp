@@ -12,8 +12,13 @@ namespace simd_scalar {
 TESSERA_SIMD_POTENTIALS(TESSERA_DEFINE_PAIR_KERNEL)
 
 int neighbor_scan(const double* x, const double* y, const double* z, const int* atoms, int n, double xi, double yi,
-                  double zi, double reach_sq, int self, int* out) {
-  return neighbor_scan_impl(x, y, z, atoms, n, xi, yi, zi, reach_sq, self, out);
+                  double zi, double reach_sq, int self, const ScanExclusions& ex, int* out) {
+  return ex.n == 0 ? neighbor_scan_impl<false>(x, y, z, atoms, n, xi, yi, zi, reach_sq, self, ex, out)
+                   : neighbor_scan_impl<true>(x, y, z, atoms, n, xi, yi, zi, reach_sq, self, ex, out);
+}
+
+void copy_candidates(const CandidatesIn& from, int m0, int n, const CandidatesOut& to, int at) {
+  copy_candidates_impl(from, m0, n, to, at);
 }
 
 #define TESSERA_DEFINE_BOND_KERNEL(Style)                                                    \

@@ -29,4 +29,11 @@ void gather_binned_positions(const double* x, const double* y, const double* z, 
   }
 }
 
+void gather_binned_ids(const AtomId* id, CellBins& bins) {
+  const long n = static_cast<long>(bins.atoms.size());
+  bins.id.resize(n);
+#pragma omp parallel for schedule(static)
+  for (long m = 0; m < n; ++m) bins.id[m] = id[bins.atoms[m]];
+}
+
 }  // namespace tessera

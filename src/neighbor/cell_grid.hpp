@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/host_device.hpp"
+#include "core/types.hpp"
 
 namespace tessera {
 
@@ -77,10 +78,13 @@ struct CellBins {
   // Positions in bin order, so that a search over a row of cells reads three
   // contiguous arrays (vector loads) instead of gathering by atom index.
   std::vector<double> x, y, z;
+  std::vector<AtomId> id;  // ids in bin order, for molecules' excluded pairs only
 };
 
 // Fills bins.x, y, z from bins.atoms.
 void gather_binned_positions(const double* x, const double* y, const double* z, CellBins& bins);
+// Fills bins.id from bins.atoms.
+void gather_binned_ids(const AtomId* id, CellBins& bins);
 
 void bin_atoms(const CellGrid& g, const double* x, const double* y, const double* z, int n, CellBins& bins);
 

@@ -281,3 +281,52 @@ TEST_CASE("the chosen pair kernel is one this CPU runs", "[simd]") {
   CHECK(simd_supported(SimdLevel::kScalar));
   CHECK(simd_supported(simd_level()));
 }
+
+TEST_CASE("the list search's variants copy candidates and list neighbours alike, exclusions included", "[simd][neighbor]") {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<double> pos(-2.0, 2.0);
+  // Runs of every length around the vector widths, ids with repeats (a
+  // partner's periodic images share its id), and 0 to 6 excluded ids.
+  for (int n = 0; n <= 37; ++n) {
+    std::vector<double> x(n), y(n), z(n);
+    std::vector<int> atoms(n);
+    std::vector<AtomId> id(n);
+    for (int m = 0; m < n; ++m) {
+      x[m] = pos(rng), y[m] = pos(rng), z[m] = pos(rng);
+      atoms[m] = 3 * m + 1;
+      id[m] = 100 + static_cast<AtomId>(rng() % 12);
+    }
+    const AtomId excluded[6] = {100, 107, 103, 111, 105, 101};
+    const int self = n > 2 ? atoms[2] : -1;
+    const CandidatesIn from{x.data(), y.data(), z.data(), atoms.data(), id.data()};
+    for (int ne = 0; ne <= 6; ne += 2) {
+      std::vector<int> want;
+      for (int m = 0; m < n; ++m) {
+        const double r2 = (0.1 - x[m]) * (0.1 - x[m]) + (0.2 - y[m]) * (0.2 - y[m]) + (0.3 - z[m]) * (0.3 - z[m]);
+        bool keep = r2 < 2.25 && atoms[m] != self;
+        for (int e = 0; e < ne; ++e) keep = keep && id[m] != excluded[e];
+        if (keep) want.push_back(atoms[m]);
+      }
+      for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+        if (!simd_supported(level)) continue;
+        INFO("level " << static_cast<int>(level) << ", " << n << " candidates, " << ne << " excluded ids");
+        // Copied behind 3 others, as the builder appends a cell's rows.
+        std::vector<double> cx(n + 11), cy(n + 11), cz(n + 11);
+        std::vector<int> ca(n + 11);
+        std::vector<AtomId> cid(n + 11);
+        copy_candidates_for(level)(from, 0, n, CandidatesOut{cx.data(), cy.data(), cz.data(), ca.data(), cid.data()},
+                                   3);
+        bool same = true;
+        for (int m = 0; m < n; ++m)
+          same = same && cx[3 + m] == x[m] && cy[3 + m] == y[m] && cz[3 + m] == z[m] && ca[3 + m] == atoms[m] &&
+                 cid[3 + m] == id[m];
+        CHECK(same);
+        std::vector<int> out(n + 16);
+        const ScanExclusions ex{cid.data() + 3, excluded, ne};
+        const int k = neighbor_scan_for(level)(cx.data() + 3, cy.data() + 3, cz.data() + 3, ca.data() + 3, n, 0.1, 0.2,
+                                               0.3, 2.25, self, ex, out.data());
+        CHECK(std::vector<int>(out.begin(), out.begin() + k) == want);
+      }
+    }
+  }
+}
