@@ -19,6 +19,7 @@
 #include "device/device_atoms.hpp"
 #include "device/neighbor_lists.hpp"
 #include "domain/box.hpp"
+#include "neighbor/row_stride.hpp"
 
 namespace tessera::device {
 inline namespace TESSERA_DEVICE_SYSTEM_NS {
@@ -107,8 +108,10 @@ class DeviceNeighborBuilder {
   explicit DeviceNeighborBuilder(DeviceStream s) : stream_(s), clusters_(s) {}
 
   // Every pair closer than `reach` (cutoff + skin) is listed. A list with
-  // stride 0 starts at 64 per atom; a row that does not fit grows the stride
-  // to what the longest row needs (with room to spare) and the build runs again.
+  // stride 0 starts with room for the mean count from the density, and later
+  // builds with room for the last build's longest row (neighbor/
+  // row_stride.hpp, the CPU's rule); a row that does not fit grows the
+  // stride to what the longest row needs and the build runs again.
   // The list's storage and the build's scratch are kept from build to build
   // (device_array.hpp): a rebuild of a settled run allocates nothing.
 
@@ -164,7 +167,11 @@ class DeviceNeighborBuilder {
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.y.begin(), by_.begin());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.z.begin(), bz_.begin());
 
-    if (nl.stride <= 0) nl.stride = 64;
+    if (nl.widest > 0)
+      nl.stride = next_row_stride(nl.widest);
+    else if (nl.stride <= 0)
+      nl.stride = first_row_stride(
+          mean_neighbours(nall, (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]), reach));
     nl.pitch = (static_cast<long>(nlocal) + 31) / 32 * 32;
     resize_for_overwrite(stream_, nl.count, nlocal);
     resize_for_overwrite(stream_, reads_ghost_, nlocal);
@@ -182,8 +189,9 @@ class DeviceNeighborBuilder {
       }
       for_each_index(stream_, nlocal, scan);
       const int needed = thrust::reduce(policy(stream_), nl.count.begin(), nl.count.end(), 0, MaxOf{});
+      nl.widest = needed;
       if (needed <= nl.stride) break;
-      nl.stride = needed + needed / 8 + 8;
+      nl.stride = next_row_stride(needed);
       ++nl.grows;
     }
     partition(nlocal, detail::FlagSet{raw(reads_ghost_)}, nl.inner, nl.outer);

@@ -6,6 +6,7 @@
 
 #include "atoms/molecular_fields.hpp"
 #include "backend/cpu_pair_kernel.hpp"
+#include "neighbor/row_stride.hpp"
 
 namespace tessera {
 
@@ -118,12 +119,11 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   nl.count.resize(nlocal);
   auto whole_blocks = [](int n) { return (n + kPairLanes - 1) / kPairLanes * kPairLanes; };
   // The last build's longest row plus room to grow, as after an overflow
-  // below, and no wider: rows are written and read a cache line at a time,
-  // and a stride kept at 64 for the 10-20 neighbours of a bead-spring melt
-  // spread each build's writes over 4 times the memory they need (the copy
-  // into the rows was 6 % of a 1-thread in.chain run; 2026-11-28). The
-  // stride only lays the rows out: the lists and forces are the same.
-  nl.stride = nl.widest > 0 ? whole_blocks(nl.widest + nl.widest / 8 + 8) : whole_blocks(std::max(nl.stride, 64));
+  // below (neighbor/row_stride.hpp; the copy into rows 64 wide was 6 % of a
+  // 1-thread in.chain run, 2026-11-28). The stride only lays the rows out:
+  // the lists and forces are the same.
+  nl.stride = nl.widest > 0 ? whole_blocks(next_row_stride(nl.widest))
+                            : whole_blocks(first_row_stride(mean_neighbours(nall, (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]), reach)));
   nl.pad = kPairLanes;
   for (;;) {
     nl.index.resize(static_cast<std::size_t>(nlocal) * nl.stride);
@@ -225,7 +225,7 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
     nl.widest = needed;
     if (needed <= nl.stride) break;
     // Room to grow before the next overflow, in whole lane blocks.
-    nl.stride = whole_blocks(needed + needed / 8 + 8);
+    nl.stride = whole_blocks(next_row_stride(needed));
   }
   nl.x0.assign(a.x.begin(), a.x.begin() + nlocal);
   nl.y0.assign(a.y.begin(), a.y.begin() + nlocal);

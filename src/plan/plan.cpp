@@ -11,6 +11,7 @@
 #include "atoms/atom_fields.hpp"
 #include "domain/rank_grid.hpp"
 #include "forces/force_list.hpp"
+#include "neighbor/row_stride.hpp"
 #include "potentials/pair_force.hpp"
 #include "run/simulation.hpp"
 
@@ -32,10 +33,9 @@ namespace {
 //    partial sums of a pair style's rows split over 2 to 8 threads (40 per
 //    thread, potentials/pair_force.hpp: device_pair_lanes), and a fixed stride of 4-byte
 //    neighbours per local atom, the stride 1/8 over the longest row plus 8,
-//    the longest row taken as 1.15 x the mean (a melt's spread), and never
-//    below the 64 a list starts with (kernels/device/neighbor_build.hpp: a
-//    WCA melt's ~13 neighbours keep it there); the build keeps cell bins
-//    and binned positions of every atom (32);
+//    the longest row taken as 1.15 x the mean (a melt's spread), as the
+//    device's first build takes it (neighbor/row_stride.hpp); the build
+//    keeps cell bins and binned positions of every atom (32);
 //  - bonds, angles and special pairs (a system with bonds): the id map's
 //    ids and indices of every atom and ghost (12) with its sort's scratch
 //    (as much again), and a status word per local atom for each bonded
@@ -59,7 +59,7 @@ DeviceBytes estimated_device_bytes(const std::string& layout, double local, doub
     b.list_per_local = 55.0 * neighbours / 78.0;
     b.per_ghost = ghost_bytes() + 4 + 6.6;
   } else {
-    const double stride = std::max(64.0, std::ceil(1.15 * neighbours * 1.125) + 8);
+    const double stride = first_row_stride(neighbours);
     // + 16: mixed precision's packed positions of every atom and ghost
     // (counted in either precision, so the plan's figure is the larger);
     // + 40 per lane: the partial sums of a pair style's rows split over
@@ -353,8 +353,7 @@ std::string make_plan(const Deck& deck, int gpus, int nodes, const Figures& figu
   const Box low = shrunk(box, margin);
   const auto counts = count_per_rank(margin > 0 ? shrunk(sim.atoms(), box, low) : sim.atoms(), low, grid, reach);
 
-  const double density = static_cast<double>(sim.natoms()) / low.volume();
-  const double neighbours = 4.0 / 3.0 * M_PI * reach * reach * reach * density;
+  const double neighbours = mean_neighbours(static_cast<double>(sim.natoms()), low.volume(), reach);
   const std::string& layout = deck.neighbor.layout;
 
   std::string out =

@@ -112,7 +112,7 @@ inline std::unique_ptr<Simulation> device_simulation(const std::string& deck_yam
 
 template <class Pot>
 struct Twin {
-  explicit Twin(const std::string& deck_yaml, int initial_stride = 64)
+  explicit Twin(const std::string& deck_yaml, int initial_stride = 0)
       : sim(deck_from(deck_yaml)),
         cpu(sim),
         dev(sim.sub_domain(), sim.reach(), device_forces_of(sim),
@@ -153,7 +153,7 @@ struct Twin {
 // Runs f(Twin<Pot>&) on every case: LJ, force-shifted LJ, Morse and a
 // two-type LJ mixture on LAMMPS melts, and a random two-type Morse gas.
 template <class F>
-void for_each_case(F&& f, int initial_stride = 64, const std::string& layout = "rows") {
+void for_each_case(F&& f, int initial_stride = 0, const std::string& layout = "rows") {
   {
     INFO("lj melt");
     Twin<LJCut> t(melt_deck("lj", kLJPotential, layout), initial_stride);

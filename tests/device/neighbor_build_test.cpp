@@ -6,6 +6,7 @@
 
 #include "device_compare.hpp"
 #include "device_twin.hpp"
+#include "neighbor/row_stride.hpp"
 
 using namespace tessera;
 using namespace tessera::test;
@@ -36,11 +37,16 @@ TEST_CASE("device neighbour lists hold the CPU's neighbours", "[device]") {
     t.rebuild();
     const std::size_t pairs = check_same_lists(t);
     CHECK(pairs > 40 * t.cpu.atoms.nlocal);  // dense enough that a missed cell would show
-    CHECK(t.dev.list().grows <= 1);          // from the default 64 to what a dense melt needs
+    CHECK(t.dev.list().grows == 0);          // room from the density is room enough for a melt
+    const int first_widest = t.dev.list().widest;
+    CHECK(first_widest > 40);
     t.drift(0.1);
     t.rebuild();
     check_same_lists(t);
     CHECK(t.dev.list().builds == 2);
+    // A later build's room follows the last build's longest row, as the
+    // CPU's (neighbor/row_stride.hpp), not a fixed or ever-growing stride.
+    CHECK(t.dev.list().stride == tessera::next_row_stride(first_widest));
   });
 }
 

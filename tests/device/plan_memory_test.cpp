@@ -9,6 +9,7 @@
 
 #include "device_twin.hpp"
 #include "domain/rank_grid.hpp"
+#include "neighbor/row_stride.hpp"
 #include "plan/plan.hpp"
 
 using namespace tessera;
@@ -83,7 +84,7 @@ Measured measure(const std::string& layout, const std::string& deck) {
   // The plan's inputs, as `tessera plan --gpus 1` takes them.
   const Box& box = sim->box();
   const auto counts = count_per_rank(sim->atoms(), box, choose_rank_grid(1, box, sim->reach()), sim->reach());
-  const double neighbours = 4.0 / 3.0 * M_PI * std::pow(sim->reach(), 3) * sim->natoms() / box.volume();
+  const double neighbours = mean_neighbours(static_cast<double>(sim->natoms()), box.volume(), sim->reach());
   const double planned = estimated_device_bytes(layout, counts[0].local, counts[0].ghost, neighbours).total;
   sim->setup();
   sim->run(40, nullptr);

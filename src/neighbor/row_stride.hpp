@@ -1,0 +1,33 @@
+#pragma once
+// How much room a row list gives each atom: the CPU's builder
+// (neighbor/verlet_builder.cpp), the device's (kernels/device/
+// neighbor_build.hpp) and `tessera plan`'s memory estimate (plan/plan.cpp)
+// follow this one rule, so the plan predicts what the builds hold.
+//
+// A row is written and read whole, so its room is memory traffic as well as
+// memory: a fixed 64 for the 10-20 neighbours of a bead-spring melt spread
+// each build's writes over 4 times the memory they need, and made a polymer
+// melt's device list most of its 783 bytes per atom.
+#include <cmath>
+
+namespace tessera {
+
+// After a build whose longest row held `widest` neighbours: an eighth more,
+// plus 8, so that the next build's rows fit unless the system changed.
+inline int next_row_stride(int widest) { return widest + widest / 8 + 8; }
+
+// Before the first build: the longest row taken as 1.15 times the mean
+// count (`mean_neighbours`, from the density: a liquid's or a solid's rows
+// vary less than that; a build that meets a longer one grows the stride and
+// runs again).
+inline int first_row_stride(double mean_neighbours) {
+  return next_row_stride(static_cast<int>(std::ceil(1.15 * mean_neighbours)));
+}
+
+// The mean neighbour count of `natoms` atoms spread evenly over `volume`,
+// within `reach`.
+inline double mean_neighbours(double natoms, double volume, double reach) {
+  return volume > 0 ? natoms / volume * 4.0 / 3.0 * M_PI * reach * reach * reach : 0.0;
+}
+
+}  // namespace tessera
