@@ -108,10 +108,14 @@ class DeviceNeighborBuilder {
   explicit DeviceNeighborBuilder(DeviceStream s) : stream_(s), clusters_(s) {}
 
   // Every pair closer than `reach` (cutoff + skin) is listed. A list with
-  // stride 0 starts with room for the mean count from the density, and later
-  // builds with room for the last build's longest row (neighbor/
-  // row_stride.hpp, the CPU's rule); a row that does not fit grows the
-  // stride to what the longest row needs and the build runs again.
+  // stride 0 starts with room for the mean count from the density
+  // (neighbor/row_stride.hpp, as the CPU and `tessera plan`); a row that
+  // does not fit grows the stride to what the longest row needs, with room
+  // to spare, and the build runs again. Unlike the CPU's, the stride never
+  // shrinks: the rows are stored transposed (index[k * pitch + i]), so a
+  // build writes and the forces read only the counted neighbours whatever
+  // the stride, and the storage, kept from build to build, is as large as
+  // the widest stride ever was anyway.
   // The list's storage and the build's scratch are kept from build to build
   // (device_array.hpp): a rebuild of a settled run allocates nothing.
 
@@ -167,9 +171,7 @@ class DeviceNeighborBuilder {
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.y.begin(), by_.begin());
     thrust::gather(policy(stream_), bins_.atoms.begin(), bins_.atoms.end(), a.z.begin(), bz_.begin());
 
-    if (nl.widest > 0)
-      nl.stride = next_row_stride(nl.widest);
-    else if (nl.stride <= 0)
+    if (nl.stride <= 0)
       nl.stride = first_row_stride(
           mean_neighbours(nall, (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]), reach));
     nl.pitch = (static_cast<long>(nlocal) + 31) / 32 * 32;

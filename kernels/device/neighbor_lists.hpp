@@ -52,7 +52,7 @@ struct DeviceNeighborList {
   long builds = 0;
   long generation = 0;  // builds by this process (builds follows a checkpoint's count): what id maps key on
   long grows = 0;  // builds that found a row longer than stride and ran again
-  int widest = 0;  // rows only: the longest row of the last build (0: none yet)
+  int widest = 0;  // rows only: the longest row of the last build
 };
 
 }  // namespace TESSERA_DEVICE_SYSTEM_NS

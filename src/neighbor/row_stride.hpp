@@ -16,12 +16,12 @@ namespace tessera {
 // plus 8, so that the next build's rows fit unless the system changed.
 inline int next_row_stride(int widest) { return widest + widest / 8 + 8; }
 
-// Before the first build: the longest row taken as 1.15 times the mean
-// count (`mean_neighbours`, from the density: a liquid's or a solid's rows
-// vary less than that; a build that meets a longer one grows the stride and
-// runs again).
+// Before the first build: as after a build whose longest row held the mean
+// count (from the density). A liquid's or a solid's longest row is within
+// that room (an LJ melt at 0.8442 within 2.8: mean 77.6, longest 85, room
+// 95); a build that meets a longer row grows the stride and runs again, once.
 inline int first_row_stride(double mean_neighbours) {
-  return next_row_stride(static_cast<int>(std::ceil(1.15 * mean_neighbours)));
+  return next_row_stride(static_cast<int>(std::ceil(mean_neighbours)));
 }
 
 // The mean neighbour count of `natoms` atoms spread evenly over `volume`,

@@ -32,10 +32,10 @@ namespace {
 //  - rows: a count, the inner/outer split (4), below 2^18 atoms a rank the
 //    partial sums of a pair style's rows split over 2 to 8 threads (40 per
 //    thread, potentials/pair_force.hpp: device_pair_lanes), and a fixed stride of 4-byte
-//    neighbours per local atom, the stride 1/8 over the longest row plus 8,
-//    the longest row taken as 1.15 x the mean (a melt's spread), as the
-//    device's first build takes it (neighbor/row_stride.hpp); the build
-//    keeps cell bins and binned positions of every atom (32);
+//    neighbours per local atom, the stride 1/8 over the mean count plus 8,
+//    as the device's first build takes it, room enough for a melt's longest
+//    row (neighbor/row_stride.hpp); the build keeps cell bins and binned
+//    positions of every atom (32);
 //  - bonds, angles and special pairs (a system with bonds): the id map's
 //    ids and indices of every atom and ghost (12) with its sort's scratch
 //    (as much again), and a status word per local atom for each bonded
