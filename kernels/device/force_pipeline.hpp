@@ -39,7 +39,7 @@ class DeviceForcePipeline {
  public:
   struct Options {
     bool sort = true;         // deck neighbor.sort
-    int initial_stride = 0;  // neighbours per atom before the first build (0: from the density)
+    int initial_stride = 0;   // neighbours per atom before the first build (0: from the density)
     bool mixed = false;       // deck precision: mixed
     bool clusters = false;    // deck neighbor.layout: clusters
   };

@@ -122,8 +122,9 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   // below (neighbor/row_stride.hpp; the copy into rows 64 wide was 6 % of a
   // 1-thread in.chain run, 2026-11-28). The stride only lays the rows out:
   // the lists and forces are the same.
-  nl.stride = nl.widest > 0 ? whole_blocks(next_row_stride(nl.widest))
-                            : whole_blocks(first_row_stride(mean_neighbours(nall, (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]), reach)));
+  const double volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  nl.stride = whole_blocks(nl.widest > 0 ? next_row_stride(nl.widest)
+                                         : first_row_stride(mean_neighbours(nall, volume, reach)));
   nl.pad = kPairLanes;
   for (;;) {
     nl.index.resize(static_cast<std::size_t>(nlocal) * nl.stride);

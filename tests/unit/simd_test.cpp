@@ -282,7 +282,8 @@ TEST_CASE("the chosen pair kernel is one this CPU runs", "[simd]") {
   CHECK(simd_supported(simd_level()));
 }
 
-TEST_CASE("the list search's variants copy candidates and list neighbours alike, exclusions included", "[simd][neighbor]") {
+TEST_CASE("the list search's variants copy candidates and list neighbours alike, exclusions included",
+          "[simd][neighbor]") {
   std::mt19937 rng(29);
   std::uniform_real_distribution<double> pos(-2.0, 2.0);
   // Runs of every length around the vector widths, ids with repeats (a
