@@ -79,8 +79,8 @@ mkdir -p "$SRCDIR"
 export GIT_CEILING_DIRECTORIES="$CACHE"
 
 # ---------------------------------------------------------------- SIMD level
+flags="$(grep -m1 '^flags' /proc/cpuinfo || true)"
 if [ -z "${GMX_SIMD:-}" ]; then
-  flags="$(grep -m1 '^flags' /proc/cpuinfo || true)"
   case " $flags " in
     *" avx512f "*) GMX_SIMD=AVX_512 ;;
     *" avx2 "*) GMX_SIMD=AVX2_256 ;;
@@ -88,6 +88,16 @@ if [ -z "${GMX_SIMD:-}" ]; then
     *) die "CPU has neither avx512f, avx2 nor sse4_1 (set GMX_SIMD to override)" ;;
   esac
 fi
+# GROMACS's step timers read the time-stamp counter with rdtscp unless told
+# not to, and its mdrun refuses to start on a CPU without the instruction:
+# "compiled to use the rdtscp CPU instruction. However, this is not
+# supported by the current hardware" (2026-11-29, a 2-vCPU AMD EPYC VM whose
+# /proc/cpuinfo lists no rdtscp). Off where the CPU lacks it; part of the
+# stamp, so a cache built elsewhere is rebuilt.
+case " $flags " in
+  *" rdtscp "*) GMX_RDTSCP=ON ;;
+  *) GMX_RDTSCP=OFF ;;
+esac
 
 # ---------------------------------------------------------------- options
 # Thread-MPI only, no GPU, Debian's FFTW; internal BLAS/LAPACK and no hwloc so
@@ -96,6 +106,7 @@ GMX_OPTS_COMMON=(
   -G Ninja
   -D CMAKE_BUILD_TYPE=Release
   -D GMX_SIMD="$GMX_SIMD"
+  -D GMX_USE_RDTSCP="$GMX_RDTSCP"
   -D GMX_MPI=OFF
   -D GMX_THREAD_MPI=ON
   -D GMX_OPENMP=ON
