@@ -1,8 +1,8 @@
 #pragma once
-// How much room a row list gives each atom: the CPU's builder
-// (neighbor/verlet_builder.cpp), the device's (kernels/device/
+// How much room a row list gives each atom: the CPU's builder after its
+// first build (neighbor/verlet_builder.cpp), the device's (kernels/device/
 // neighbor_build.hpp) and `tessera plan`'s memory estimate (plan/plan.cpp)
-// follow this one rule, so the plan predicts what the builds hold.
+// follow this one rule, so the plan predicts what the device holds.
 //
 // A row is written and read whole, so its room is memory traffic as well as
 // memory: a fixed 64 for the 10-20 neighbours of a bead-spring melt spread
