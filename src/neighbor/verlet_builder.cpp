@@ -123,9 +123,10 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   // 1-thread in.chain run, 2026-11-28). The stride only lays the rows out:
   // the lists and forces are the same. The first build starts at 64, not at
   // the density's estimate as the device does: a 2M-atom LJ melt's loop took
-  // 17.5 s instead of 13.5 s that way (its storage, sized exactly at the
-  // first build, was reallocated and copied when the melt's rows outgrew
-  // it; from 64 it grows once, to twice the capacity). 2026-11-29.
+  // 17.5 s instead of 13.5 s that way (2026-11-29; not fully traced: part
+  // of it was the storage, sized exactly at the first build and reallocated
+  // when the melt's rows outgrew it, where from 64 it grows once, to twice
+  // its capacity).
   nl.stride = whole_blocks(nl.widest > 0 ? next_row_stride(nl.widest) : std::max(nl.stride, 64));
   nl.pad = kPairLanes;
   for (;;) {
