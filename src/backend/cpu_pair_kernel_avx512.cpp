@@ -1,6 +1,7 @@
 // The avx512 variant of the CPU pair, EAM and bond kernels (flags in src/CMakeLists.txt).
 #define TESSERA_SIMD_NS simd_avx512
 #include "backend/cpu_pair_kernel_impl.hpp"
+#include "backend/cpu_cluster_kernel_impl.hpp"
 #include "backend/cpu_eam_kernel_impl.hpp"
 #include "backend/cpu_bond_kernel_impl.hpp"
 
@@ -10,6 +11,12 @@ namespace simd_avx512 {
 #define TESSERA_DEFINE_PAIR_KERNEL(Pot) \
   void pair_kernel(const PairKernelArgs<Pot::Params>& a, int begin, int end) { pair_kernel_of<Pot>(a, begin, end); }
 TESSERA_SIMD_POTENTIALS(TESSERA_DEFINE_PAIR_KERNEL)
+
+#define TESSERA_DEFINE_CLUSTER_KERNEL(Pot)                                                      \
+  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end) {            \
+    cluster_kernel_of<Pot>(a, begin, end);                                                     \
+  }
+TESSERA_SIMD_POTENTIALS(TESSERA_DEFINE_CLUSTER_KERNEL)
 
 int neighbor_scan(const double* x, const double* y, const double* z, const int* atoms, int n, double xi, double yi,
                   double zi, double reach_sq, int self, const ScanExclusions& ex, int* out) {

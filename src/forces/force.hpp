@@ -51,6 +51,10 @@ class Force {
   // on a full one; the CPU builds half lists only when every force of the
   // run does. A force that reads no rows (bonds, angles) says yes.
   virtual bool reads_half_list() const { return false; }
+  // Whether this force runs on the CPU's cluster layout
+  // (NeighborList::clustered); the CPU builds it for `neighbor.layout:
+  // clusters` only when every force of the run does, and rows otherwise.
+  virtual bool reads_clusters() const { return false; }
   // Whether a computation can find the run unable to go on (a bond broken
   // or stretched past its partner's reach): the step then asks failure()
   // on every rank, and stops the run on all of them when any has one.

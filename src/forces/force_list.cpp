@@ -58,6 +58,12 @@ void ForceList::compute(AtomStore& atoms, const NeighborList& list, const Forwar
   }
 }
 
+bool ForceList::reads_clusters() const {
+  for (const auto& f : forces_)
+    if (!f->reads_clusters()) return false;
+  return !forces_.empty();
+}
+
 bool ForceList::reads_half_list() const {
   for (const auto& f : forces_)
     if (!f->reads_half_list()) return false;

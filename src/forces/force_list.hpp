@@ -25,6 +25,8 @@ class ForceList {
   double max_cutoff() const;
   // Whether every force runs on a half list (Force::reads_half_list).
   bool reads_half_list() const;
+  // Whether every force runs on the CPU's cluster layout (Force::reads_clusters).
+  bool reads_clusters() const;
   // Whether any force may fail (Force::may_fail), and the first failure of
   // the last computation, in list order ("" when none).
   bool may_fail() const;

@@ -2,6 +2,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "neighbor/cluster_pairs.hpp"
+
 namespace tessera {
 
 // Verlet list: the local atoms' neighbours (local and ghost) within cutoff +
@@ -32,6 +34,10 @@ struct NeighborList {
   int colors = 0;
   std::vector<int> slab_start;  // slab s: slab_atoms[slab_start[s] .. slab_start[s + 1])
   std::vector<int> slab_atoms;  // the local atoms by slab, increasing index within one
+  // The CPU's cluster layout (neighbor.layout: clusters): the pair styles
+  // read `clusters` instead of the rows, which are then empty.
+  bool clustered = false;
+  ClusterPairs clusters;
   // Positions at the last build, for the displacement check.
   std::vector<double> x0, y0, z0;
   long builds = 0;

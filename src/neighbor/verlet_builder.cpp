@@ -231,10 +231,25 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
     // Room to grow before the next overflow, in whole lane blocks.
     nl.stride = whole_blocks(next_row_stride(needed));
   }
+  nl.clustered = false;
+  note_build(a, nl);
+}
+
+void note_build(const AtomStore& a, NeighborList& nl) {
+  const auto nlocal = static_cast<std::ptrdiff_t>(a.nlocal);
   nl.x0.assign(a.x.begin(), a.x.begin() + nlocal);
   nl.y0.assign(a.y.begin(), a.y.begin() + nlocal);
   nl.z0.assign(a.z.begin(), a.z.begin() + nlocal);
   ++nl.builds;
+}
+
+void ClusterListBuilder::build(const AtomStore& a, const SubDomain& sd, double reach, NeighborList& nl) {
+  clusters_.build(a, sd, reach, nl.clusters);
+  nl.clustered = true;
+  nl.half = false;
+  nl.count.clear();
+  nl.index.clear();
+  note_build(a, nl);
 }
 
 void sort_atoms_spatially(AtomStore& a, const SubDomain& sd, double cell_size) {

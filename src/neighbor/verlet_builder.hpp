@@ -2,6 +2,7 @@
 #include "atoms/atom_store.hpp"
 #include "domain/box.hpp"
 #include "neighbor/cell_grid.hpp"
+#include "neighbor/cluster_pairs.hpp"
 #include "neighbor/neighbor_list.hpp"
 
 namespace tessera {
@@ -19,6 +20,21 @@ class VerletBuilder {
   CellBins bins_;
   std::vector<int> slab_;  // per local atom, for a half list
 };
+
+// The CPU's cluster layout (NeighborList::clustered), built into a
+// NeighborList so that the displacement check and the build count work as
+// for rows.
+class ClusterListBuilder {
+ public:
+  void build(const AtomStore& atoms, const SubDomain& sd, double reach, NeighborList& out);
+
+ private:
+  ClusterBuilder clusters_;
+};
+
+// Records a build: the locals' positions (for the displacement check) and
+// the count.
+void note_build(const AtomStore& atoms, NeighborList& nl);
 
 // How many slabs of at least `reach` / 2 fit in `extent`: a half list's
 // rows then write to their own slab and the next two (3 colours).

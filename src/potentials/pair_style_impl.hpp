@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "atoms/atom_store.hpp"
+#include "backend/cpu_cluster_kernel.hpp"
 #include "backend/cpu_pair_kernel.hpp"
 #include "backend/cpu_positions.hpp"
 #include "neighbor/neighbor_list.hpp"
@@ -13,6 +14,7 @@
 // TESSERA_SIMD_POTENTIALS): same contract, this unit's flags.
 #define TESSERA_SIMD_NS simd_fallback
 #include "backend/cpu_pair_kernel_impl.hpp"
+#include "backend/cpu_cluster_kernel_impl.hpp"
 #undef TESSERA_SIMD_NS
 
 namespace tessera {
@@ -40,7 +42,7 @@ class PairStyleImpl final : public PairStyle {
 
   // compute() with a given kernel variant, for tests that compare them.
   void compute_with(AtomStore& a, const NeighborList& nl, SimdLevel level, const PassOptions& opt = {}) const {
-    const bool one_type = pack_positions(a, pos_);
+    const bool one_type = nl.clustered ? all_type_one(a) : pack_positions(a, pos_);
     PairKernelArgs<typename Pot::Params> args;
     args.pos = pos_.data();
     args.nbr = nl.index.data();
@@ -53,6 +55,10 @@ class PairStyleImpl final : public PairStyle {
     static_cast<KernelOutputs&>(args) = kernel_outputs(a, opt);
     PairKernelFn<Pot> fn = &simd_fallback::pair_kernel_of<Pot>;
     if constexpr (kHasSimdKernels<Pot>) fn = pair_kernel_for<Pot>(level);
+    if (nl.clustered) {
+      run_clusters(a, nl.clusters, level, one_type, static_cast<KernelOutputs&>(args));
+      return;
+    }
     if (nl.half) {
       run_half(args, fn, nl, static_cast<long>(a.nlocal));
       return;
@@ -70,6 +76,7 @@ class PairStyleImpl final : public PairStyle {
   }
 
   bool reads_half_list() const override { return true; }
+  bool reads_clusters() const override { return true; }
 
   void eval_pair(int ti, int tj, double r2, double& fpair, double& energy) const override {
     const auto& p = params_[ti * ntp_ + tj];
@@ -110,6 +117,81 @@ class PairStyleImpl final : public PairStyle {
       }
     }
   }
+
+  // The cluster layout (NeighborList::clustered): positions to cluster
+  // order, the slabs colour by colour as run_half, then the sums back to
+  // the atoms by the outputs' accumulate rule.
+  void run_clusters(AtomStore& a, const ClusterPairs& cl, SimdLevel level, bool one_type,
+                    const KernelOutputs& out) const {
+    constexpr int S = kClusterSize;
+    const long nslot = static_cast<long>(cl.nclusters) * S, nlslot = static_cast<long>(cl.nlocal_clusters) * S;
+    ClusterScratch& c = cluster_;
+    for (auto* v : {&c.x, &c.y, &c.z, &c.type}) v->resize(static_cast<std::size_t>(nslot));
+    const int nsum = out.with_tensor() ? 11 : 5;
+    for (int k = 0; k < nsum; ++k) c.sums[k].resize(static_cast<std::size_t>(nlslot));
+    ClusterKernelArgs<typename Pot::Params> args;
+    args.x = c.x.data();
+    args.y = c.y.data();
+    args.z = c.z.data();
+    args.type = c.type.data();
+    args.row_start = cl.row_start.data();
+    args.partner = cl.partner.data();
+    args.nlocal_clusters = cl.nlocal_clusters;
+    double** sums[5] = {&args.fx, &args.fy, &args.fz, &args.pe, &args.virial};
+    for (int k = 0; k < 5; ++k) *sums[k] = c.sums[k].data();
+    for (int k = 5; k < nsum; ++k) args.tensor[k - 5] = c.sums[k].data();
+    args.params = params_.data();
+    args.type_stride = ntp_;
+    args.one_type = one_type;
+    ClusterKernelFn<Pot> fn = &simd_fallback::cluster_kernel_of<Pot>;
+    if constexpr (kHasSimdKernels<Pot>) fn = cluster_kernel_for<Pot>(level);
+    const int* atom = cl.atom.data();
+    const int nslab = static_cast<int>(cl.slab_start.size()) - 1;
+    // A short cluster's padding: far from every atom (and from nothing but
+    // other padding, whose lanes no atom reads).
+    constexpr double kFar = 1e30;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (long s = 0; s < nslot; ++s) {
+        const int i = atom[s];
+        c.x[s] = i >= 0 ? a.x[i] : kFar;
+        c.y[s] = i >= 0 ? a.y[i] : kFar;
+        c.z[s] = i >= 0 ? a.z[i] : kFar;
+        c.type[s] = i >= 0 ? a.type[i] : 1;
+        if (s < nlslot) args.fx[s] = args.fy[s] = args.fz[s] = 0.0;
+      }
+      for (int color = 0; color < kClusterColors; ++color) {
+#pragma omp for schedule(dynamic, 1)
+        for (int sl = color; sl < nslab; sl += kClusterColors) fn(args, cl.slab_start[sl], cl.slab_start[sl + 1]);
+      }
+#pragma omp for schedule(static)
+      for (long s = 0; s < nlslot; ++s) {
+        const int i = atom[s];
+        if (i < 0) continue;
+        out.write(i, args.fx[s], args.fy[s], args.fz[s], args.pe[s], args.virial[s]);
+        if (out.with_tensor()) {
+          const double t[6] = {args.tensor[0][s], args.tensor[1][s], args.tensor[2][s],
+                               args.tensor[3][s], args.tensor[4][s], args.tensor[5][s]};
+          out.write_tensor(i, t);
+        }
+      }
+    }
+  }
+
+  static bool all_type_one(const AtomStore& a) {
+    const long nall = static_cast<long>(a.nall());
+    int other = 0;
+#pragma omp parallel for schedule(static) reduction(+ : other)
+    for (long i = 0; i < nall; ++i) other += a.type[i] != 1;
+    return other == 0;
+  }
+
+  struct ClusterScratch {
+    std::vector<double> x, y, z, type;
+    std::vector<double> sums[11];  // fx fy fz pe virial, the tensor's six
+  };
+  mutable ClusterScratch cluster_;
 
   int ntp_;
   double max_cutoff_ = 0;

@@ -19,16 +19,28 @@ class HostBackend final : public AtomBackend {
   // `halo`: several ranks' (null on one rank, where the ghosts are the
   // periodic images of `box`). All must outlive this. `half_list`: build
   // half lists (NeighborList::half; every force must read them).
+  // `clusters`: build the cluster layout instead (NeighborList::clustered;
+  // every force must read it).
   HostBackend(AtomStore& atoms, NeighborList& list, const ForceList& forces, const Box& box, HaloExchange* halo,
-              bool half_list = false)
-      : atoms_(atoms), list_(list), forces_(forces), box_(box), halo_(halo), halo_atoms_(atoms), half_(half_list) {}
+              bool half_list = false, bool clusters = false)
+      : atoms_(atoms),
+        list_(list),
+        forces_(forces),
+        box_(box),
+        halo_(halo),
+        halo_atoms_(atoms),
+        half_(half_list),
+        clusters_(clusters) {}
 
   HaloAtoms& halo_atoms() override { return halo_atoms_; }
   void wrap(const Box& box) override { PeriodicGhosts::wrap(atoms_, box); }
   void sort(const SubDomain& sd, double cell) override { sort_atoms_spatially(atoms_, sd, cell); }
   void build_periodic_ghosts(const SubDomain& sd, double reach) override { ghosts_.build(atoms_, sd, reach); }
   void build_list(const SubDomain& sd, double reach, const std::vector<HaloExchange::Swap>&) override {
-    builder_.build(atoms_, sd, reach, list_, half_);
+    if (clusters_)
+      cluster_builder_.build(atoms_, sd, reach, list_);
+    else
+      builder_.build(atoms_, sd, reach, list_, half_);
   }
   void refresh_ghosts() override;
   void compute_forces() override;
@@ -49,8 +61,10 @@ class HostBackend final : public AtomBackend {
   HaloExchange* halo_;
   HostHaloAtoms halo_atoms_;
   VerletBuilder builder_;
+  ClusterListBuilder cluster_builder_;
   PeriodicGhosts ghosts_;
   bool half_;
+  bool clusters_;
   bool virial_tensor_ = false;
   std::vector<double> tensor_[6];  // the locals' virial tensor, when asked
 };

@@ -94,8 +94,12 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   // Full by default: no kernel variant was measured faster on half lists
   // (benchmarks/NOTES.md, "Half lists").
   half_list_ = deck_.neighbor.list == "half";
+  // The cluster layout when every force reads it (pair styles alone: a
+  // molecule's excluded pairs and EAM's passes read rows); rows otherwise,
+  // as the run header says.
+  cpu_clusters_ = deck_.neighbor.layout == "clusters" && forces_.reads_clusters();
   backend_ = std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr,
-                                           half_list_);
+                                           half_list_, cpu_clusters_);
   // Every rank builds the whole system (identical everywhere: lattice or
   // file, velocities drawn per id) and keeps the atoms of its sub-box.
   if (comm_.parallel()) {
@@ -227,11 +231,14 @@ std::string Simulation::backend_description() const {
            (mixed ? ", mixed precision (float pair math; double positions, integration and sums)" : ", double precision") +
            (clusters ? ", cluster neighbour list" : "") +
            (deck_.neighbor.list == "half" ? " (neighbor.list: half is for the cpu backend; full lists here)" : "");
-  return fmt::format("cpu ({} OpenMP thread{}), double precision{}, {} pair kernel, {} neighbour list{}",
-                     omp_get_max_threads(), omp_get_max_threads() > 1 ? "s" : "",
-                     mixed ? " (precision: mixed is for the cuda backend)" : "", simd_name(simd_level()),
-                     half_list_ ? "half" : "full",
-                     clusters ? " (neighbor.layout: clusters is for the cuda backend; rows here)" : "");
+  const std::string list = cpu_clusters_ ? "cluster-pair neighbour list (4x4, each pair once)"
+                           : fmt::format("{} neighbour list{}", half_list_ ? "half" : "full",
+                                         clusters ? " (neighbor.layout: clusters takes pair styles alone on the "
+                                                    "cpu backend; rows here)"
+                                                  : "");
+  return fmt::format("cpu ({} OpenMP thread{}), double precision{}, {} pair kernel, {}", omp_get_max_threads(),
+                     omp_get_max_threads() > 1 ? "s" : "", mixed ? " (precision: mixed is for the cuda backend)" : "",
+                     simd_name(simd_level()), list);
 }
 
 // One sequence wherever the atoms live (AtomBackend). The device pipeline's

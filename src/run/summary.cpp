@@ -80,7 +80,12 @@ std::string performance_summary(const Simulation& sim) {
   // be gone (the error came mid-rebuild).
   const double nlocal = static_cast<double>(std::max<std::size_t>(sim.atoms().nlocal, 1));
   std::string per_atom = "not known (the run stopped during a rebuild)";
-  if (sim.list_current()) {
+  if (sim.list_current() && sim.neighbor_list().clustered) {
+    const ClusterPairs& c = sim.neighbor_list().clusters;
+    per_atom = fmt::format("{} cluster pairs of {}x{} atoms ({:.2f} atom pairs per atom, each once)", c.pairs(),
+                           kClusterSize, kClusterSize,
+                           static_cast<double>(c.pairs()) * kClusterSize * kClusterSize / nlocal);
+  } else if (sim.list_current()) {
     const auto& nl = sim.neighbor_list();
     long total_neigh = 0;
     for (std::size_t i = 0; i < sim.atoms().nlocal; ++i) total_neigh += nl.count[i];

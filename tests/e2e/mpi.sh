@@ -5,7 +5,8 @@
 # (the count and id checksums are verified at every rebuild); bad grids are
 # refused with exit 2; `tessera plan` predicts each layout's ghosts and halo
 # traffic exactly; half lists agree with full ones on 1, 2 and 4 ranks and
-# are bitwise the same on 1 and 2 threads.
+# are bitwise the same on 1 and 2 threads, and so is the CPU's cluster
+# layout.
 set -uo pipefail
 # shellcheck source=/dev/null
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -39,20 +40,27 @@ for np in 2 3 4 8; do
       END { exit !(found && ok) }' "np$np.out"
 done
 
-# Half lists (neighbor.list: half): the one-rank full-list thermo to 1e-10
-# on 1 and on 2 and 4 ranks, and bitwise the same on 1 and 2 threads.
-sed -e 's/neighbor: {skin: 0.3,/neighbor: {skin: 0.3, list: half,/' melt.yaml > half.yaml
-"$bin" run half.yaml --threads 1 > half1.out 2>&1
-check "half lists, 1 rank: exit 0" test $? -eq 0
-check "half lists: the banner says so" grep -q "^Backend .*, half neighbour list" half1.out
-check "half lists, 1 rank: thermo equals the full list's to 1e-10" same_thermo serial.csv melt.csv 21
-cp melt.csv half1.csv
-OMP_NUM_THREADS=2 "$bin" run half.yaml --threads 2 > half2.out 2>&1
-check "half lists, 2 threads: thermo bitwise the 1-thread run's" cmp -s half1.csv melt.csv
-for np in 2 4; do
-  mpi "$np" half.yaml > "half-np$np.out" 2>&1
-  check "half lists, $np ranks: thermo equals one rank's full-list thermo to 1e-10" same_thermo serial.csv melt.csv 21
-done
+# Half lists (neighbor.list: half) and the CPU's cluster layout
+# (neighbor.layout: clusters, each pair once in 4 x 4 blocks): the one-rank
+# full-list thermo to 1e-10 on 1 and on 2 and 4 ranks, and bitwise the same
+# on 1 and 2 threads.
+layout_checks() {  # name, deck key, banner text
+  local n=$1
+  sed -e "s/neighbor: {skin: 0.3,/neighbor: {skin: 0.3, $2,/" melt.yaml > "$n.yaml"
+  "$bin" run "$n.yaml" --threads 1 > "${n}1.out" 2>&1
+  check "$n, 1 rank: exit 0" test $? -eq 0
+  check "$n: the banner says so" grep -q "^Backend .*, $3" "${n}1.out"
+  check "$n, 1 rank: thermo equals the full list's to 1e-10" same_thermo serial.csv melt.csv 21
+  cp melt.csv "${n}1.csv"
+  OMP_NUM_THREADS=2 "$bin" run "$n.yaml" --threads 2 > "${n}2.out" 2>&1
+  check "$n, 2 threads: thermo bitwise the 1-thread run's" cmp -s "${n}1.csv" melt.csv
+  for np in 2 4; do
+    mpi "$np" "$n.yaml" > "$n-np$np.out" 2>&1
+    check "$n, $np ranks: thermo equals one rank's full-list thermo to 1e-10" same_thermo serial.csv melt.csv 21
+  done
+}
+layout_checks half "list: half" "half neighbour list"
+layout_checks clusters "layout: clusters" "cluster-pair neighbour list"
 
 # The halo the plan predicts is the one the run builds: rank 0's ghosts and
 # the ghost positions it receives per step by message (a 1-step run, so the

@@ -74,22 +74,30 @@ for f in ("position", "velocity", "image"):
 PY
 done
 
-# Half lists (neighbor.list: half) continue bitwise too: the list a restart
-# rebuilds from the checkpoint's build positions has the straight run's slabs.
-for part in straight split; do
-  deck "half-$part" $([ $part = straight ] && echo 1000 || echo 500) "${integrators[2]}"
-  sed -i 's/neighbor: {skin: 0.3}/neighbor: {skin: 0.3, list: half}/' "half-$part.yaml"
-done
-"$bin" run half-straight.yaml > half-straight.out 2>&1
-check "half lists: the straight run runs on a half list" grep -q "^Backend .*, half neighbour list" half-straight.out
-"$bin" run half-split.yaml --restart auto > half-split-1.out 2>&1
-deck half-split 1000 "${integrators[2]}"
-sed -i 's/neighbor: {skin: 0.3}/neighbor: {skin: 0.3, list: half}/' half-split.yaml
-"$bin" run half-split.yaml --restart auto > half-split-2.out 2>&1
-check "half lists: second half restarts at 500" grep -q "Restarted from half-split.ckpt/ckpt-000000000500.h5 at step 500" half-split-2.out
-check "half lists: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
-  half-straight.ckpt/ckpt-000000001000.h5 half-split.ckpt/ckpt-000000001000.h5
-check "half lists: thermo CSV identical" cmp -s half-straight.csv half-split.csv
+# Half lists (neighbor.list: half) and the CPU's cluster layout
+# (neighbor.layout: clusters) continue bitwise too: the list a restart
+# rebuilds from the checkpoint's build positions has the straight run's
+# slabs and clusters.
+layout_restart() {  # name, deck key, banner text, integrator
+  local n=$1 part
+  for part in straight split; do
+    deck "$n-$part" $([ $part = straight ] && echo 1000 || echo 500) "$4"
+    sed -i "s/neighbor: {skin: 0.3}/neighbor: {skin: 0.3, $2}/" "$n-$part.yaml"
+  done
+  "$bin" run "$n-straight.yaml" > "$n-straight.out" 2>&1
+  check "$n: the straight run runs on it" grep -q "^Backend .*, $3" "$n-straight.out"
+  "$bin" run "$n-split.yaml" --restart auto > "$n-split-1.out" 2>&1
+  deck "$n-split" 1000 "$4"
+  sed -i "s/neighbor: {skin: 0.3}/neighbor: {skin: 0.3, $2}/" "$n-split.yaml"
+  "$bin" run "$n-split.yaml" --restart auto > "$n-split-2.out" 2>&1
+  check "$n: second half restarts at 500" grep -q "Restarted from $n-split.ckpt/ckpt-000000000500.h5 at step 500" "$n-split-2.out"
+  check "$n: final state bitwise identical" $py "$src/tests/e2e/compare_checkpoints.py" \
+    "$n-straight.ckpt/ckpt-000000001000.h5" "$n-split.ckpt/ckpt-000000001000.h5"
+  check "$n: thermo CSV identical" cmp -s "$n-straight.csv" "$n-split.csv"
+}
+layout_restart half "list: half" "half neighbour list" "${integrators[2]}"
+# NPT: the kernel's virial tensor every step, and a box that changes.
+layout_restart clusters "layout: clusters" "cluster-pair neighbour list" "${integrators[3]}"
 
 # Died after the checkpoint at 500 with thermo and frames written up to 700:
 # the resumed run drops those and rewrites them, ending identical.

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <array>
+#include <map>
 #include <catch2/catch.hpp>
 #include <memory>
 #include <random>
@@ -198,6 +199,33 @@ std::pair<Result, std::array<double, 8>> computed(const PairStyleImpl<Pot>& styl
   return {result_of(a), sums};
 }
 
+// A list that holds each pair once (half, clusters) against the full list
+// it replaces: the forces to rounding, the energy, virial and tensor sums,
+// bitwise the same result on 1, 2 and 3 threads and in every variant.
+template <class Pot>
+void same_as_full(const AtomStore& a, const NeighborList& full, const NeighborList& once) {
+  const auto style = make_style<Pot>();
+  const auto ref = computed(style, a, full, SimdLevel::kScalar, 1);
+  const auto one = computed(style, a, once, SimdLevel::kScalar, 1);
+  check_close(one.first.fx, ref.first.fx);
+  check_close(one.first.fy, ref.first.fy);
+  check_close(one.first.fz, ref.first.fz);
+  for (int c = 0; c < 8; ++c) CHECK(one.second[c] == Approx(ref.second[c]).epsilon(1e-12));
+  for (int threads : {2, 3}) {
+    INFO(threads << " threads");
+    const auto many = computed(style, a, once, SimdLevel::kScalar, threads);
+    CHECK(many.first == one.first);
+    CHECK(many.second == one.second);
+  }
+  for (SimdLevel level : {SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+    if (!simd_supported(level)) continue;
+    INFO(simd_name(level));
+    const auto v = computed(style, a, once, level, 2);
+    CHECK(v.first == one.first);
+    CHECK(v.second == one.second);
+  }
+}
+
 // A half list: the forces of the full list to rounding, the same energy and
 // virial sums, bitwise the same result on 1, 2 and 3 threads and in every
 // kernel variant; each pair of locals listed once, its slabs at most
@@ -237,26 +265,65 @@ void check_half(bool two_types) {
   CHECK(2 * half_local == full_local);
   CHECK(half_ghost == full_ghost);
 
-  const auto style = make_style<Pot>();
-  const auto ref = computed(style, a, full, SimdLevel::kScalar, 1);
-  const auto one = computed(style, a, half, SimdLevel::kScalar, 1);
-  check_close(one.first.fx, ref.first.fx);
-  check_close(one.first.fy, ref.first.fy);
-  check_close(one.first.fz, ref.first.fz);
-  for (int c = 0; c < 8; ++c) CHECK(one.second[c] == Approx(ref.second[c]).epsilon(1e-12));
-  for (int threads : {2, 3}) {
-    INFO(threads << " threads");
-    const auto many = computed(style, a, half, SimdLevel::kScalar, threads);
-    CHECK(many.first == one.first);
-    CHECK(many.second == one.second);
+  same_as_full<Pot>(a, full, half);
+}
+
+// The cluster layout: every atom pair within reach in exactly one block
+// lane (a pair of locals once, a local and a ghost once), the full list's
+// forces to rounding and its energy and virial sums, bitwise the same
+// result on 1, 2 and 3 threads and in every kernel variant.
+template <class Pot>
+void check_clusters(bool two_types) {
+  INFO(Pot::name << (two_types ? ", two types" : ", one type"));
+  const std::unique_ptr<Simulation> made = random_system(two_types, 4);
+  Simulation& sim = *made;
+  const AtomStore& a = sim.atoms();
+  const NeighborList& full = sim.neighbor_list();
+  NeighborList cl;
+  ClusterListBuilder().build(a, SubDomain::whole(sim.box()), sim.reach(), cl);
+  REQUIRE(cl.clustered);
+  const ClusterPairs& c = cl.clusters;
+  const int nlocal = static_cast<int>(a.nlocal), nall = static_cast<int>(a.nall());
+  const int nslab = static_cast<int>(c.slab_start.size()) - 1;
+  REQUIRE(nslab > kClusterColors);  // two slabs in some colours: threads share them
+  // Every atom in one cluster, locals in local clusters.
+  std::vector<int> cluster_of(a.nall(), -1);
+  for (int k = 0; k < c.nclusters * kClusterSize; ++k) {
+    const int i = c.atom[k];
+    if (i < 0) continue;
+    REQUIRE(cluster_of[i] == -1);
+    cluster_of[i] = k / kClusterSize;
+    CHECK((i < nlocal) == (k / kClusterSize < c.nlocal_clusters));
   }
-  for (SimdLevel level : {SimdLevel::kAvx2, SimdLevel::kAvx512}) {
-    if (!simd_supported(level)) continue;
-    INFO(simd_name(level));
-    const auto v = computed(style, a, half, level, 2);
-    CHECK(v.first == one.first);
-    CHECK(v.second == one.second);
-  }
+  for (int i = 0; i < nall; ++i) REQUIRE(cluster_of[i] >= 0);
+  // Each pair within reach counted once over the blocks.
+  const double reach_sq = sim.reach() * sim.reach();
+  std::map<std::pair<int, int>, int> seen;
+  for (int ci = 0; ci < c.nlocal_clusters; ++ci)
+    for (int k = c.row_start[ci]; k < c.row_start[ci + 1]; ++k) {
+      const int cj = c.partner[k];
+      if (cj < c.nlocal_clusters) CHECK(cj >= ci);
+      for (int p = 0; p < kClusterSize; ++p)
+        for (int q = cj == ci ? p + 1 : 0; q < kClusterSize; ++q) {
+          const int i = c.atom[ci * kClusterSize + p], j = c.atom[cj * kClusterSize + q];
+          if (i < 0 || j < 0) continue;
+          const double dx = a.x[i] - a.x[j], dy = a.y[i] - a.y[j], dz = a.z[i] - a.z[j];
+          if (dx * dx + dy * dy + dz * dz < reach_sq) ++seen[{std::min(i, j), std::max(i, j)}];
+        }
+    }
+  long full_pairs = 0;
+  for (int i = 0; i < nlocal; ++i)
+    for (int k = 0; k < full.count[i]; ++k) {
+      const int j = full.index[i * full.stride + k];
+      if (j < nlocal && j < i) continue;
+      ++full_pairs;
+      const auto at = seen.find({std::min(i, j), std::max(i, j)});
+      REQUIRE(at != seen.end());
+      CHECK(at->second == 1);
+    }
+  CHECK(static_cast<long>(seen.size()) == full_pairs);
+
+  same_as_full<Pot>(a, full, cl);
 }
 
 }  // namespace
@@ -266,6 +333,14 @@ TEST_CASE("half lists: each pair once, the full list's forces, any thread count 
   check_half<LJCut>(false);
   check_half<LJSmoothLinear>(true);
   check_half<Morse>(true);
+}
+
+TEST_CASE("cluster pairs: each atom pair once, the full list's forces, any thread count bitwise",
+          "[simd][neighbor]") {
+  check_clusters<LJCut>(true);
+  check_clusters<LJCut>(false);
+  check_clusters<LJSmoothLinear>(true);
+  check_clusters<Morse>(true);
 }
 
 TEST_CASE("pair kernel variants agree bitwise, and with PairForce to rounding", "[simd]") {

@@ -1,0 +1,64 @@
+#pragma once
+// The CPU cluster-pair kernel (neighbor/cluster_pairs.hpp): a cluster pair's
+// kClusterSize x kClusterSize atom pairs as one block of lanes, each pair
+// once, the partner cluster's share of the forces added to its sums in the
+// same pass.
+//
+// Summation order (every variant the same, bitwise, as cpu_pair_kernel.hpp's
+// contract): lane s = kClusterSize * i + j holds the pair of the row
+// cluster's atom i and the partner's atom j; each lane sums its pairs in
+// row order; an atom's lanes are reduced as (j0 + j1) + (j2 + j3); a
+// partner atom's share of one block is (i0 + i1) + (i2 + i3), taken off its
+// sums at once. Compiled with -ffp-contract=off in each unit like the row
+// kernels, so no variant fuses a multiply-add that another rounds twice.
+#include "backend/cpu_pair_kernel.hpp"
+#include "neighbor/cluster_pairs.hpp"
+
+namespace tessera {
+
+template <class Params>
+struct ClusterKernelArgs {
+  // Per cluster slot (c * kClusterSize + k), every cluster: coordinates and
+  // type (as a double); a short cluster's padding lies far away.
+  const double *x, *y, *z, *type;
+  const int* row_start;
+  const int* partner;
+  int nlocal_clusters;
+  // Per slot of the local clusters: forces, added to (the caller zeroes
+  // them); energy and virial (and the tensor, when tensor[0]), stored. A
+  // pair of locals counts whole in its row atom's energy and virial, a pair
+  // with a ghost half (the ghost's rank counts the other half).
+  double *fx, *fy, *fz, *pe, *virial;
+  double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  const Params* params;  // (ntypes+1)^2 table, row-major by type
+  int type_stride;
+  bool one_type;
+};
+
+#define TESSERA_DECLARE_CLUSTER_KERNELS(Pot)                                              \
+  namespace simd_scalar {                                                                 \
+  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end);       \
+  }                                                                                       \
+  namespace simd_avx2 {                                                                   \
+  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end);       \
+  }                                                                                       \
+  namespace simd_avx512 {                                                                 \
+  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end);       \
+  }
+TESSERA_SIMD_POTENTIALS(TESSERA_DECLARE_CLUSTER_KERNELS)
+#undef TESSERA_DECLARE_CLUSTER_KERNELS
+
+template <class Pot>
+using ClusterKernelFn = void (*)(const ClusterKernelArgs<typename Pot::Params>&, int, int);
+
+// The variant of `level` for Pot (only for potentials in TESSERA_SIMD_POTENTIALS).
+template <class Pot>
+ClusterKernelFn<Pot> cluster_kernel_for(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kAvx512: return &simd_avx512::cluster_kernel;
+    case SimdLevel::kAvx2: return &simd_avx2::cluster_kernel;
+    default: return &simd_scalar::cluster_kernel;
+  }
+}
+
+}  // namespace tessera
