@@ -8,9 +8,21 @@
 // contract): lane s = kClusterSize * i + j holds the pair of the row
 // cluster's atom i and the partner's atom j; each lane sums its pairs in
 // row order; an atom's lanes are reduced as (j0 + j1) + (j2 + j3); a
-// partner atom's share of one block is (i0 + i1) + (i2 + i3), taken off its
+// partner atom's share of one block is (i0 + i2) + (i1 + i3), taken off its
 // sums at once. Compiled with -ffp-contract=off in each unit like the row
 // kernels, so no variant fuses a multiply-add that another rounds twice.
+//
+// Mixed precision (ClusterKernelArgs::mixed): the same blocks in float. A
+// coordinate is delivered as two floats, the centre of its tile (a cube of
+// power-of-two width w, so every tile centre difference is exact in float)
+// and the offset from it (at most w/2, so float keeps it to a few 1e-9);
+// a separation is (o_i - o_j) + (t_i - t_j), carrying little more than its
+// own rounding whatever the box's size. Parameters are the float rows of
+// potentials/narrow_params.hpp (the same cutoff decisions as in double).
+// A lane's forces sum in float over its row (at most one pair per block),
+// the row's lanes then in double; a block's share for the partner is summed
+// in float, (i0 + i2) + (i1 + i3), and taken off the partner's float sums
+// (partner_force); energy and virial are summed in double pair by pair.
 #include "backend/cpu_pair_kernel.hpp"
 #include "neighbor/cluster_pairs.hpp"
 
@@ -33,6 +45,15 @@ struct ClusterKernelArgs {
   const Params* params;  // (ntypes+1)^2 table, row-major by type
   int type_stride;
   bool one_type;
+  // Mixed precision: per slot, tile centres and offsets (x y z), and the
+  // float parameter rows (Pot::ParamsT<float>, same layout as params).
+  bool mixed = false;
+  const float* tile[3] = {nullptr, nullptr, nullptr};
+  const float* offset[3] = {nullptr, nullptr, nullptr};
+  const void* float_params = nullptr;
+  // Mixed precision: the local clusters' forces as partners, per slot, in
+  // float (added to; the caller zeroes them and adds them to fx, fy, fz).
+  float* partner_force[3] = {nullptr, nullptr, nullptr};
 };
 
 #define TESSERA_DECLARE_CLUSTER_KERNELS(Pot)                                              \

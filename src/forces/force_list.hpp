@@ -40,9 +40,12 @@ class ForceList {
   // (PassOptions::tensor), or null.
   void compute(AtomStore& atoms, const NeighborList& list, const Forward& forward,
                double* const* tensor = nullptr) const;
+  // Every pass's PassOptions::mixed from now on.
+  void set_mixed(bool on) { mixed_ = on; }
 
  private:
   std::vector<std::unique_ptr<Force>> forces_;
+  bool mixed_ = false;
 };
 
 }  // namespace tessera

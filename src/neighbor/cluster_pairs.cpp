@@ -148,36 +148,43 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
   };
   auto visit = [&](int ci, auto&& emit) {
     const double* bi = bb_.data() + 6L * ci;
-    const int col = g.of(a.x[out.atom[static_cast<std::size_t>(ci) * S]], a.y[out.atom[static_cast<std::size_t>(ci) * S]]);
+    const int col =
+        g.of(a.x[out.atom[static_cast<std::size_t>(ci) * S]], a.y[out.atom[static_cast<std::size_t>(ci) * S]]);
     const int cx = col / g.n[1], cy = col % g.n[1];
-    for (int jx = std::max(cx - span, 0); jx <= std::min(cx + span, g.n[0] - 1); ++jx) {
-      const double gx = gap_sq(bi[0], bi[3], g.lo[0] + jx * g.w[0], g.lo[0] + (jx + 1) * g.w[0]);
-      if (gx >= reach_sq) continue;
-      for (int jy = std::max(cy - span_y, 0); jy <= std::min(cy + span_y, g.n[1] - 1); ++jy) {
-        const double gxy = gx + gap_sq(bi[1], bi[4], g.lo[1] + jy * g.w[1], g.lo[1] + (jy + 1) * g.w[1]);
-        if (gxy >= reach_sq) continue;
-        for (int ghost = 0; ghost < 2; ++ghost) {
-          const int b = jx * g.n[1] + jy + ghost * ncol;
-          int c0 = col_clusters_[b];
-          const int c1 = col_clusters_[b + 1];
-          if (!ghost) c0 = std::max(c0, ci);  // a local pair in the lower cluster's row
-          // A column's clusters are in increasing z, their boxes' tops too.
-          const double zmin = bi[2] - reach, zmax = bi[5] + reach;
-          int lo = c0, hi = c1;
-          while (lo < hi) {
-            const int mid = (lo + hi) / 2;
-            if (bb_[6L * mid + 5] <= zmin) lo = mid + 1; else hi = mid;
-          }
-          for (int cj = lo; cj < c1; ++cj) {
-            const double* bj = bb_.data() + 6L * cj;
-            if (bj[2] >= zmax) break;
-            const double d2 = gap_sq(bi[0], bi[3], bj[0], bj[3]) + gap_sq(bi[1], bi[4], bj[1], bj[4]) +
-                              gap_sq(bi[2], bi[5], bj[2], bj[5]);
-            if (d2 < reach_sq && any_within(ci, cj)) emit(cj);
+    // Local partners first, then ghosts: the kernel's test for a local
+    // partner then changes once a row, not at every column.
+    for (int ghost = 0; ghost < 2; ++ghost)
+      for (int jx = std::max(cx - span, 0); jx <= std::min(cx + span, g.n[0] - 1); ++jx) {
+        const double gx = gap_sq(bi[0], bi[3], g.lo[0] + jx * g.w[0], g.lo[0] + (jx + 1) * g.w[0]);
+        if (gx >= reach_sq) continue;
+        for (int jy = std::max(cy - span_y, 0); jy <= std::min(cy + span_y, g.n[1] - 1); ++jy) {
+          const double gxy = gx + gap_sq(bi[1], bi[4], g.lo[1] + jy * g.w[1], g.lo[1] + (jy + 1) * g.w[1]);
+          if (gxy >= reach_sq) continue;
+          {
+            const int b = jx * g.n[1] + jy + ghost * ncol;
+            int c0 = col_clusters_[b];
+            const int c1 = col_clusters_[b + 1];
+            if (!ghost) c0 = std::max(c0, ci);  // a local pair in the lower cluster's row
+            // A column's clusters are in increasing z, their boxes' tops too.
+            const double zmin = bi[2] - reach, zmax = bi[5] + reach;
+            int lo = c0, hi = c1;
+            while (lo < hi) {
+              const int mid = (lo + hi) / 2;
+              if (bb_[6L * mid + 5] <= zmin)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+            for (int cj = lo; cj < c1; ++cj) {
+              const double* bj = bb_.data() + 6L * cj;
+              if (bj[2] >= zmax) break;
+              const double d2 = gap_sq(bi[0], bi[3], bj[0], bj[3]) + gap_sq(bi[1], bi[4], bj[1], bj[4]) +
+                                gap_sq(bi[2], bi[5], bj[2], bj[5]);
+              if (d2 < reach_sq && any_within(ci, cj)) emit(cj);
+            }
           }
         }
       }
-    }
   };
   // One pass: each thread's contiguous run of rows into its own buffer,
   // then the runs one after another (a row depends on the positions alone,
@@ -219,8 +226,8 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
     std::copy(buf.begin(), buf.end(), out.partner.begin() + run_end[t]);
   }
   if (bad >= 0)
-    throw std::logic_error(fmt::format("cluster list: local cluster {} has a partner {} or more slabs on", bad,
-                                       kClusterColors));
+    throw std::logic_error(
+        fmt::format("cluster list: local cluster {} has a partner {} or more slabs on", bad, kClusterColors));
 }
 
 }  // namespace tessera

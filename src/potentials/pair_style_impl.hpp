@@ -1,6 +1,7 @@
 #pragma once
 // Turns a potential functor (see lj_cut.hpp) into a runnable PairStyle.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "atoms/atom_store.hpp"
@@ -8,6 +9,7 @@
 #include "backend/cpu_pair_kernel.hpp"
 #include "backend/cpu_positions.hpp"
 #include "neighbor/neighbor_list.hpp"
+#include "potentials/narrow_params.hpp"
 #include "potentials/pair_style.hpp"
 
 // The portable kernel for potentials without compiled variants (see
@@ -56,7 +58,7 @@ class PairStyleImpl final : public PairStyle {
     PairKernelFn<Pot> fn = &simd_fallback::pair_kernel_of<Pot>;
     if constexpr (kHasSimdKernels<Pot>) fn = pair_kernel_for<Pot>(level);
     if (nl.clustered) {
-      run_clusters(a, nl.clusters, level, one_type, static_cast<KernelOutputs&>(args));
+      run_clusters(a, nl.clusters, level, one_type, opt.mixed, static_cast<KernelOutputs&>(args));
       return;
     }
     if (nl.half) {
@@ -121,7 +123,7 @@ class PairStyleImpl final : public PairStyle {
   // The cluster layout (NeighborList::clustered): positions to cluster
   // order, the slabs colour by colour as run_half, then the sums back to
   // the atoms by the outputs' accumulate rule.
-  void run_clusters(AtomStore& a, const ClusterPairs& cl, SimdLevel level, bool one_type,
+  void run_clusters(AtomStore& a, const ClusterPairs& cl, SimdLevel level, bool one_type, bool mixed,
                     const KernelOutputs& out) const {
     constexpr int S = kClusterSize;
     const long nslot = static_cast<long>(cl.nclusters) * S, nlslot = static_cast<long>(cl.nlocal_clusters) * S;
@@ -143,6 +145,22 @@ class PairStyleImpl final : public PairStyle {
     args.params = params_.data();
     args.type_stride = ntp_;
     args.one_type = one_type;
+    args.mixed = mixed;
+    TileFloats tiles;
+    if (mixed) {
+      if (float_params_.empty())
+        for (const auto& p : params_) float_params_.push_back(narrow_params<Pot>(p));
+      args.float_params = float_params_.data();
+      for (int d = 0; d < 3; ++d) {
+        c.tile[d].resize(static_cast<std::size_t>(nslot));
+        c.offset[d].resize(static_cast<std::size_t>(nslot));
+        args.tile[d] = c.tile[d].data();
+        args.offset[d] = c.offset[d].data();
+        c.partner_force[d].resize(static_cast<std::size_t>(nlslot));
+        args.partner_force[d] = c.partner_force[d].data();
+      }
+      tiles = TileFloats::for_cutoff(max_cutoff_, a);
+    }
     ClusterKernelFn<Pot> fn = &simd_fallback::cluster_kernel_of<Pot>;
     if constexpr (kHasSimdKernels<Pot>) fn = cluster_kernel_for<Pot>(level);
     const int* atom = cl.atom.data();
@@ -159,7 +177,12 @@ class PairStyleImpl final : public PairStyle {
         c.y[s] = i >= 0 ? a.y[i] : kFar;
         c.z[s] = i >= 0 ? a.z[i] : kFar;
         c.type[s] = i >= 0 ? a.type[i] : 1;
+        if (mixed) {
+          const double p[3] = {c.x[s], c.y[s], c.z[s]};
+          for (int d = 0; d < 3; ++d) tiles.split(d, i >= 0, p[d], c.tile[d][s], c.offset[d][s]);
+        }
         if (s < nlslot) args.fx[s] = args.fy[s] = args.fz[s] = 0.0;
+        if (mixed && s < nlslot) args.partner_force[0][s] = args.partner_force[1][s] = args.partner_force[2][s] = 0.0f;
       }
       for (int color = 0; color < kClusterColors; ++color) {
 #pragma omp for schedule(dynamic, 1)
@@ -169,7 +192,10 @@ class PairStyleImpl final : public PairStyle {
       for (long s = 0; s < nlslot; ++s) {
         const int i = atom[s];
         if (i < 0) continue;
-        out.write(i, args.fx[s], args.fy[s], args.fz[s], args.pe[s], args.virial[s]);
+        double f[3] = {args.fx[s], args.fy[s], args.fz[s]};
+        if (mixed)
+          for (int d = 0; d < 3; ++d) f[d] += static_cast<double>(args.partner_force[d][s]);
+        out.write(i, f[0], f[1], f[2], args.pe[s], args.virial[s]);
         if (out.with_tensor()) {
           const double t[6] = {args.tensor[0][s], args.tensor[1][s], args.tensor[2][s],
                                args.tensor[3][s], args.tensor[4][s], args.tensor[5][s]};
@@ -187,11 +213,43 @@ class PairStyleImpl final : public PairStyle {
     return other == 0;
   }
 
+  // Mixed precision's coordinates (cpu_cluster_kernel.hpp): tiles of
+  // power-of-two width w about an eighth of the cutoff, counted from a
+  // corner at a multiple of w near the atoms, so a tile centre (k + 1/2) w
+  // is exact in float for |k| < 2^22 (boxes up to 4 million tiles across).
+  struct TileFloats {
+    double w = 1, lo[3] = {0, 0, 0};
+    static TileFloats for_cutoff(double cutoff, const AtomStore& a) {
+      TileFloats t;
+      t.w = std::exp2(std::floor(std::log2(cutoff > 0 ? cutoff / 8 : 1.0)));
+      if (a.nall() > 0) {
+        const double first[3] = {a.x[0], a.y[0], a.z[0]};
+        for (int d = 0; d < 3; ++d) t.lo[d] = std::floor(first[d] / t.w) * t.w;
+      }
+      return t;
+    }
+    // A real atom's coordinate v along d as its tile's centre and the
+    // offset from it; padding far off (no real pair reaches it, and its
+    // squares stay finite in float).
+    void split(int d, bool real, double v, float& centre, float& offset) const {
+      if (!real) {
+        centre = 1e15f;
+        offset = 0.0f;
+        return;
+      }
+      const double k = std::floor((v - lo[d]) / w);
+      centre = static_cast<float>((k + 0.5) * w);
+      offset = static_cast<float>(v - (lo[d] + (k + 0.5) * w));
+    }
+  };
+
   struct ClusterScratch {
+    std::vector<float> tile[3], offset[3], partner_force[3];  // mixed precision only
     std::vector<double> x, y, z, type;
     std::vector<double> sums[11];  // fx fy fz pe virial, the tensor's six
   };
   mutable ClusterScratch cluster_;
+  mutable std::vector<typename Pot::template ParamsT<float>> float_params_;
 
   int ntp_;
   double max_cutoff_ = 0;

@@ -98,6 +98,8 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   // molecule's excluded pairs and EAM's passes read rows); rows otherwise,
   // as the run header says.
   cpu_clusters_ = deck_.neighbor.layout == "clusters" && forces_.reads_clusters();
+  // Mixed precision on the CPU is the cluster kernel's (rows stay double).
+  forces_.set_mixed(cpu_clusters_ && deck_.precision == "mixed");
   backend_ = std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr,
                                            half_list_, cpu_clusters_);
   // Every rank builds the whole system (identical everywhere: lattice or
@@ -236,9 +238,12 @@ std::string Simulation::backend_description() const {
                                          clusters ? " (neighbor.layout: clusters takes pair styles alone on the "
                                                     "cpu backend; rows here)"
                                                   : "");
-  return fmt::format("cpu ({} OpenMP thread{}), double precision{}, {} pair kernel, {}", omp_get_max_threads(),
-                     omp_get_max_threads() > 1 ? "s" : "", mixed ? " (precision: mixed is for the cuda backend)" : "",
-                     simd_name(simd_level()), list);
+  const std::string precision =
+      !mixed           ? "double precision"
+      : cpu_clusters_ ? "mixed precision (float pair math; double positions, integration and sums)"
+                      : "double precision (precision: mixed takes neighbor.layout: clusters on the cpu backend)";
+  return fmt::format("cpu ({} OpenMP thread{}), {}, {} pair kernel, {}", omp_get_max_threads(),
+                     omp_get_max_threads() > 1 ? "s" : "", precision, simd_name(simd_level()), list);
 }
 
 // One sequence wherever the atoms live (AtomBackend). The device pipeline's

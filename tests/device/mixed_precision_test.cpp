@@ -18,6 +18,7 @@
 
 #include "device_compare.hpp"
 #include "device_twin.hpp"
+#include "mixed_follow.hpp"
 
 using namespace tessera;
 using namespace tessera::test;
@@ -72,18 +73,8 @@ TEST_CASE("A mixed-precision run follows the double run and conserves energy as 
   CHECK(dbl->backend_description().find("double precision") != std::string::npos);
   dbl->setup();
   mix->setup();
-  const double e0_mix = mix->thermo().etotal, e0_dbl = dbl->thermo().etotal;
-  double follow = 0, swing_mix = 0, swing_dbl = 0;
-  for (int block = 1; block <= 20; ++block) {
-    dbl->run(50, nullptr);
-    mix->run(50, nullptr);
-    const ThermoValues d = dbl->thermo(), m = mix->thermo();
-    // Float rounding grows like any perturbation of a chaotic liquid: the two
-    // runs part after a few hundred steps, so they are compared before that.
-    if (d.step <= 200) follow = std::max({follow, rel_diff(d.temp, m.temp), rel_diff(d.pe, m.pe)});
-    swing_mix = std::max(swing_mix, std::abs(m.etotal - e0_mix));
-    swing_dbl = std::max(swing_dbl, std::abs(d.etotal - e0_dbl));
-  }
+  const MixedFollow r = follow_mixed(*dbl, *mix);
+  const double follow = r.follow, swing_mix = r.swing_mix, swing_dbl = r.swing_dbl;
   CHECK(follow <= 1e-5);
   // NVE's total energy swings as much in mixed as in double over 1000 steps.
   CHECK(swing_mix <= 2 * swing_dbl);

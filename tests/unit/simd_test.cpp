@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <array>
+#include <cstdio>
 #include <map>
 #include <catch2/catch.hpp>
 #include <memory>
@@ -178,10 +179,12 @@ void check_variants(bool two_types) {
 // `style` on `nl` with kernel `level`, on `threads` threads.
 template <class Pot>
 std::pair<Result, std::array<double, 8>> computed(const PairStyleImpl<Pot>& style, const AtomStore& atoms,
-                                                  const NeighborList& nl, SimdLevel level, int threads) {
+                                                  const NeighborList& nl, SimdLevel level, int threads,
+                                                  bool mixed = false) {
   AtomStore a = atoms;
   std::vector<double> t[6];
   PassOptions opt;
+  opt.mixed = mixed;
   for (int c = 0; c < 6; ++c) {
     t[c].assign(a.nlocal, 7.0);  // stored over, not added to
     opt.tensor[c] = t[c].data();
@@ -326,6 +329,60 @@ void check_clusters(bool two_types) {
   same_as_full<Pot>(a, full, cl);
 }
 
+// precision: mixed on the CPU's cluster layout against double on the full
+// list: forces per atom within 1e-5 relative and 2e-6 in root mean square,
+// energy, virial and tensor sums within 1e-6, 1e-5 and 1e-5 of the sums of
+// their magnitudes (the device's mixed precision bounds,
+// tests/device/mixed_precision_test.cpp); bitwise the same on 1, 2 and 3
+// threads and in every kernel variant.
+template <class Pot>
+void check_cluster_mixed(bool two_types) {
+  INFO(Pot::name << (two_types ? ", two types" : ", one type"));
+  const std::unique_ptr<Simulation> made = random_system(two_types, 5);
+  Simulation& sim = *made;
+  const AtomStore& a = sim.atoms();
+  NeighborList cl;
+  ClusterListBuilder().build(a, SubDomain::whole(sim.box()), sim.reach(), cl);
+  const auto style = make_style<Pot>();
+  const auto ref = computed(style, a, sim.neighbor_list(), SimdLevel::kScalar, 1);
+  const auto mix = computed(style, a, cl, SimdLevel::kScalar, 1, true);
+  double worst = 0, d2 = 0, f2 = 0;
+  const Result &m = mix.first, &r = ref.first;
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    const double d = std::hypot(m.fx[i] - r.fx[i], m.fy[i] - r.fy[i], m.fz[i] - r.fz[i]);
+    const double size = std::hypot(m.fx[i], m.fy[i], m.fz[i]) + std::hypot(r.fx[i], r.fy[i], r.fz[i]);
+    worst = std::max(worst, size > 0 ? 2 * d / size : d);
+    d2 += d * d;
+    f2 += r.fx[i] * r.fx[i] + r.fy[i] * r.fy[i] + r.fz[i] * r.fz[i];
+  }
+  CHECK(worst <= 1e-5);  // measured up to 7.3e-6 (lj/smooth/linear)
+  CHECK(std::sqrt(d2 / f2) <= 2e-6);
+  CHECK(worst > 1e-12);  // the float path ran
+  std::printf("cpu clusters mixed, %s%s: max relative force error %.3g, rms %.3g\n", Pot::name,
+              two_types ? " (two types)" : "", worst, std::sqrt(d2 / f2));
+  double pe_mag = 0, w_mag = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    pe_mag += std::abs(r.pe[i]);
+    w_mag += std::abs(r.virial[i]);
+  }
+  CHECK(std::abs(mix.second[0] - ref.second[0]) <= 1e-6 * pe_mag);
+  CHECK(std::abs(mix.second[1] - ref.second[1]) <= 1e-5 * w_mag);
+  for (int c = 2; c < 8; ++c) CHECK(std::abs(mix.second[c] - ref.second[c]) <= 1e-5 * w_mag);
+  for (int threads : {2, 3}) {
+    INFO(threads << " threads");
+    const auto many = computed(style, a, cl, SimdLevel::kScalar, threads, true);
+    CHECK(many.first == mix.first);
+    CHECK(many.second == mix.second);
+  }
+  for (SimdLevel level : {SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+    if (!simd_supported(level)) continue;
+    INFO(simd_name(level));
+    const auto v = computed(style, a, cl, level, 2, true);
+    CHECK(v.first == mix.first);
+    CHECK(v.second == mix.second);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("half lists: each pair once, the full list's forces, any thread count bitwise", "[simd][neighbor]") {
@@ -341,6 +398,14 @@ TEST_CASE("cluster pairs: each atom pair once, the full list's forces, any threa
   check_clusters<LJCut>(false);
   check_clusters<LJSmoothLinear>(true);
   check_clusters<Morse>(true);
+}
+
+TEST_CASE("CPU mixed precision on cluster pairs: double's forces within 1e-5, any thread count and variant bitwise",
+          "[simd][mixed]") {
+  check_cluster_mixed<LJCut>(true);
+  check_cluster_mixed<LJCut>(false);
+  check_cluster_mixed<LJSmoothLinear>(true);
+  check_cluster_mixed<Morse>(true);
 }
 
 TEST_CASE("pair kernel variants agree bitwise, and with PairForce to rounding", "[simd]") {
