@@ -34,6 +34,7 @@ struct ClusterKernelArgs {
   // type (as a double); a short cluster's padding lies far away.
   const double *x, *y, *z, *type;
   const int* row_start;
+  const int* ghost_start;  // ClusterPairs::ghost_start
   const int* partner;
   int nlocal_clusters;
   // Per slot of the local clusters: forces, added to (the caller zeroes
@@ -56,18 +57,40 @@ struct ClusterKernelArgs {
   float* partner_force[3] = {nullptr, nullptr, nullptr};
 };
 
-#define TESSERA_DECLARE_CLUSTER_KERNELS(Pot)                                              \
-  namespace simd_scalar {                                                                 \
-  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end);       \
-  }                                                                                       \
-  namespace simd_avx2 {                                                                   \
-  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end);       \
-  }                                                                                       \
-  namespace simd_avx512 {                                                                 \
-  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end);       \
+#define TESSERA_DECLARE_CLUSTER_KERNELS(Pot)                                        \
+  namespace simd_scalar {                                                           \
+  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end); \
+  }                                                                                 \
+  namespace simd_avx2 {                                                             \
+  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end); \
+  }                                                                                 \
+  namespace simd_avx512 {                                                           \
+  void cluster_kernel(const ClusterKernelArgs<Pot::Params>& a, int begin, int end); \
   }
 TESSERA_SIMD_POTENTIALS(TESSERA_DECLARE_CLUSTER_KERNELS)
 #undef TESSERA_DECLARE_CLUSTER_KERNELS
+
+// The cluster list's test (neighbor/cluster_pairs.cpp): whether any of the
+// 16 atom pairs of two clusters, each given as x[4], y[4], z[4], is closer
+// than sqrt(reach_sq), in the same three variants (every variant gives the
+// same answer: each distance is formed in the same order, without FMA).
+using ClusterNearFn = bool (*)(const double* ci, const double* cj, double reach_sq);
+namespace simd_scalar {
+bool clusters_near(const double*, const double*, double);
+}
+namespace simd_avx2 {
+bool clusters_near(const double*, const double*, double);
+}
+namespace simd_avx512 {
+bool clusters_near(const double*, const double*, double);
+}
+inline ClusterNearFn clusters_near_for(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kAvx512: return &simd_avx512::clusters_near;
+    case SimdLevel::kAvx2: return &simd_avx2::clusters_near;
+    default: return &simd_scalar::clusters_near;
+  }
+}
 
 template <class Pot>
 using ClusterKernelFn = void (*)(const ClusterKernelArgs<typename Pot::Params>&, int, int);

@@ -5,6 +5,8 @@
 #ifndef TESSERA_SIMD_NS
 #error "define TESSERA_SIMD_NS before including cpu_cluster_kernel_impl.hpp"
 #endif
+#include <type_traits>
+
 #include "backend/cpu_cluster_kernel.hpp"
 
 namespace tessera {
@@ -16,18 +18,12 @@ constexpr int kCL = kClusterSize * kClusterSize;  // lanes of a cluster pair
 // Lanes of the self pair (a row cluster with itself) that hold j > i: each
 // pair of its atoms once, never an atom with itself.
 struct ClusterMasks {
-  alignas(64) double all[kCL];
   alignas(64) double upper[kCL];
-  alignas(64) float all_f[kCL];
-  alignas(64) float upper_f[kCL];
 };
 constexpr ClusterMasks make_cluster_masks() {
   ClusterMasks m{};
   for (int s = 0; s < kCL; ++s) {
-    m.all[s] = 1.0;
     m.upper[s] = s % kCS > s / kCS ? 1.0 : 0.0;
-    m.all_f[s] = 1.0f;
-    m.upper_f[s] = s % kCS > s / kCS ? 1.0f : 0.0f;
   }
   return m;
 }
@@ -62,15 +58,26 @@ inline void spread_partner(const float* p, float* out) {
 #endif
 }
 
-// A block's forces on the partner's atoms, (i0 + i2) + (i1 + i3) in the
-// lanes' type, off its double sums.
-template <class Real>
-inline void take_off_partner(const Real* fxs, const Real* fys, const Real* fzs, double* fx, double* fy, double* fz) {
+// A block's forces on the partner's atoms, (i0 + i2) + (i1 + i3), off its
+// double sums.
+inline void take_off_partner(const double* fxs, const double* fys, const double* fzs, double* fx, double* fy,
+                             double* fz) {
+#if defined(__AVX512F__)
+  auto one = [](const double* v, double* out) {
+    const __m512d h = _mm512_add_pd(_mm512_load_pd(v), _mm512_load_pd(v + 2 * kCS));  // i0+i2, i1+i3
+    const __m256d q = _mm256_add_pd(_mm512_castpd512_pd256(h), _mm512_extractf64x4_pd(h, 1));
+    _mm256_storeu_pd(out, _mm256_sub_pd(_mm256_loadu_pd(out), q));
+  };
+  one(fxs, fx);
+  one(fys, fy);
+  one(fzs, fz);
+  return;
+#endif
 #pragma omp simd
   for (int j = 0; j < kCS; ++j) {
-    fx[j] -= static_cast<double>((fxs[j] + fxs[2 * kCS + j]) + (fxs[kCS + j] + fxs[3 * kCS + j]));
-    fy[j] -= static_cast<double>((fys[j] + fys[2 * kCS + j]) + (fys[kCS + j] + fys[3 * kCS + j]));
-    fz[j] -= static_cast<double>((fzs[j] + fzs[2 * kCS + j]) + (fzs[kCS + j] + fzs[3 * kCS + j]));
+    fx[j] -= (fxs[j] + fxs[2 * kCS + j]) + (fxs[kCS + j] + fxs[3 * kCS + j]);
+    fy[j] -= (fys[j] + fys[2 * kCS + j]) + (fys[kCS + j] + fys[3 * kCS + j]);
+    fz[j] -= (fzs[j] + fzs[2 * kCS + j]) + (fzs[kCS + j] + fzs[3 * kCS + j]);
   }
 }
 
@@ -103,200 +110,138 @@ inline double reduce_row(const double* v, int i) {
   return (v[kCS * i] + v[kCS * i + 1]) + (v[kCS * i + 2] + v[kCS * i + 3]);
 }
 
-template <class Pot, bool kOneType, bool kTensor>
+// Rows [begin, end) in Real: double, or float for mixed precision (the
+// contract in cpu_cluster_kernel.hpp). A row is its self pair first, then
+// its local partners, then its ghosts (ClusterPairs::ghost_start), so that
+// neither the self pair's mask, the ghosts' half weight nor the test for a
+// partner's forces costs anything in the other blocks.
+template <class Pot, class Real, bool kOneType, bool kTensor>
 __attribute__((flatten)) void cluster_rows(const ClusterKernelArgs<typename Pot::Params>& a, int begin, int end) {
-  using P = typename Pot::Params;
-  static_assert(kClusterSize == 4, "the reduction trees are written for clusters of 4");
-  const int nlc = a.nlocal_clusters;
+  constexpr bool kMixed = std::is_same_v<Real, float>;
+  using P = std::conditional_t<kMixed, typename Pot::template ParamsT<float>, typename Pot::Params>;
+  const P* params;
+  if constexpr (kMixed)
+    params = static_cast<const P*>(a.float_params);
+  else
+    params = a.params;
+  // Coordinates per slot: x y z (double), or tile centres x y z then
+  // offsets x y z (mixed).
+  constexpr int kArrays = kMixed ? 6 : 3;
+  const Real* src[kArrays];
+  if constexpr (kMixed) {
+    for (int d = 0; d < 3; ++d) {
+      src[d] = a.tile[d];
+      src[3 + d] = a.offset[d];
+    }
+  } else {
+    src[0] = a.x;
+    src[1] = a.y;
+    src[2] = a.z;
+  }
+  // Where a block's forces on its partner go: the double sums themselves,
+  // or mixed precision's float partner sums.
+  Real* to[3];
+  if constexpr (kMixed) {
+    for (int d = 0; d < 3; ++d) to[d] = a.partner_force[d];
+  } else {
+    to[0] = a.fx;
+    to[1] = a.fy;
+    to[2] = a.fz;
+  }
   for (int ci = begin; ci < end; ++ci) {
     const long oi = static_cast<long>(ci) * kCS;
-    alignas(64) double xi[kCL], yi[kCL], zi[kCL], ti[kCL];
+    alignas(64) Real ci_at[kArrays][kCL];
+    alignas(64) double ti[kCL];
+    for (int c = 0; c < kArrays; ++c)
 #pragma omp simd
-    for (int s = 0; s < kCL; ++s) {
-      xi[s] = a.x[oi + s / kCS];
-      yi[s] = a.y[oi + s / kCS];
-      zi[s] = a.z[oi + s / kCS];
-      ti[s] = a.type[oi + s / kCS];
-    }
-    alignas(64) double sfx[kCL] = {}, sfy[kCL] = {}, sfz[kCL] = {}, se[kCL] = {}, sw[kCL] = {};
+      for (int s = 0; s < kCL; ++s) ci_at[c][s] = src[c][oi + s / kCS];
+#pragma omp simd
+    for (int s = 0; s < kCL; ++s) ti[s] = a.type[oi + s / kCS];
+    alignas(64) Real sfx[kCL] = {}, sfy[kCL] = {}, sfz[kCL] = {};
+    alignas(64) double se[kCL] = {}, sw[kCL] = {};
     alignas(64) double st[6][kCL];
     if constexpr (kTensor)
       for (auto& t : st)
         for (double& v : t) v = 0.0;
-    for (int k = a.row_start[ci]; k < a.row_start[ci + 1]; ++k) {
-      const int cj = a.partner[k];
+
+    // One block with partner cluster cj. kSelf: the row's own cluster (atom
+    // pairs j > i only); kGhost: a ghost cluster (half the energy and
+    // virial, no forces for it). (Two blocks at once, to overlap their
+    // dependency chains, measured 2-3 % slower.)
+    auto block = [&](int cj, auto self_tag, auto ghost_tag) {
+      constexpr bool kSelf = decltype(self_tag)::value, kGhost = decltype(ghost_tag)::value;
       const long oj = static_cast<long>(cj) * kCS;
-      const double wt = cj < nlc ? 1.0 : 0.5;
-      const double* keep = cj == ci ? kClusterMasks.upper : kClusterMasks.all;
-      alignas(64) double xj[kCL], yj[kCL], zj[kCL];
-      spread_partner(a.x + oj, xj);
-      spread_partner(a.y + oj, yj);
-      spread_partner(a.z + oj, zj);
-      alignas(64) double dx[kCL], dy[kCL], dz[kCL], r2[kCL], f[kCL], e[kCL], cut[kCL];
+      alignas(64) Real cj_at[kArrays][kCL];
+      for (int c = 0; c < kArrays; ++c) spread_partner(src[c] + oj, cj_at[c]);
+      alignas(64) Real dx[kCL], dy[kCL], dz[kCL], r2[kCL], f[kCL], e[kCL], on[kCL];
 #pragma omp simd
       for (int s = 0; s < kCL; ++s) {
-        dx[s] = xi[s] - xj[s];
-        dy[s] = yi[s] - yj[s];
-        dz[s] = zi[s] - zj[s];
+        if constexpr (kMixed) {
+          dx[s] = (ci_at[3][s] - cj_at[3][s]) + (ci_at[0][s] - cj_at[0][s]);
+          dy[s] = (ci_at[4][s] - cj_at[4][s]) + (ci_at[1][s] - cj_at[1][s]);
+          dz[s] = (ci_at[5][s] - cj_at[5][s]) + (ci_at[2][s] - cj_at[2][s]);
+        } else {
+          dx[s] = ci_at[0][s] - cj_at[0][s];
+          dy[s] = ci_at[1][s] - cj_at[1][s];
+          dz[s] = ci_at[2][s] - cj_at[2][s];
+        }
         r2[s] = dx[s] * dx[s] + dy[s] * dy[s] + dz[s] * dz[s];
       }
+      // Lanes out of the cutoff, padding and the self pair's lower half are
+      // evaluated at the cutoff instead and add zero: no inf, NaN or float
+      // underflow in them (padding lies far off, and r^-12 of a far lane is
+      // below float's normal range, where each result may cost an assist).
       if constexpr (kOneType) {
-        const P& q = a.params[a.type_stride + 1];
+        const P& q = params[a.type_stride + 1];
 #pragma omp simd
         for (int s = 0; s < kCL; ++s) {
-          Pot::eval(r2[s], q, f[s], e[s]);
-          cut[s] = q.cutsq;
+          bool in = r2[s] < q.cutsq;
+          if constexpr (kSelf) in = in & (kClusterMasks.upper[s] != 0.0);
+          on[s] = in ? Real(1) : Real(0);
+          Pot::eval(in ? r2[s] : q.cutsq, q, f[s], e[s]);
         }
       } else {
-        alignas(64) double tj[kCL];
-        spread_partner(a.type + oj, tj);
         for (int s = 0; s < kCL; ++s) {
-          const P& q = a.params[static_cast<int>(ti[s]) * a.type_stride + static_cast<int>(tj[s])];
-          Pot::eval(r2[s], q, f[s], e[s]);
-          cut[s] = q.cutsq;
+          const P& q = params[static_cast<int>(ti[s]) * a.type_stride + static_cast<int>(a.type[oj + s % kCS])];
+          bool in = r2[s] < q.cutsq;
+          if constexpr (kSelf) in = in & (kClusterMasks.upper[s] != 0.0);
+          on[s] = in ? Real(1) : Real(0);
+          Pot::eval(in ? r2[s] : q.cutsq, q, f[s], e[s]);
         }
       }
-      alignas(64) double fxs[kCL], fys[kCL], fzs[kCL];
-      // Lanes past the cutoff, padding and the self pair's lower half add
-      // zero (the inf or NaN of r2 = 0 there is dropped, never added).
+      alignas(64) Real fxs[kCL], fys[kCL], fzs[kCL];
 #pragma omp simd
       for (int s = 0; s < kCL; ++s) {
-        const bool in = (r2[s] < cut[s]) & (keep[s] != 0.0);
-        const double fm = in ? f[s] : 0.0;
+        const bool in = on[s] != Real(0);
+        const Real fm = in ? f[s] : Real(0);
         fxs[s] = dx[s] * fm;
         fys[s] = dy[s] * fm;
         fzs[s] = dz[s] * fm;
         sfx[s] += fxs[s];
         sfy[s] += fys[s];
         sfz[s] += fzs[s];
-        se[s] += wt * (in ? e[s] : 0.0);
-        sw[s] += wt * (r2[s] * fm);
+        const double es = static_cast<double>(in ? e[s] : Real(0)), ws = static_cast<double>(r2[s] * fm);
+        se[s] += kGhost ? 0.5 * es : es;
+        sw[s] += kGhost ? 0.5 * ws : ws;
       }
       if constexpr (kTensor) {
 #pragma omp simd
         for (int s = 0; s < kCL; ++s) {
-          st[0][s] += wt * (dx[s] * fxs[s]);
-          st[1][s] += wt * (dy[s] * fys[s]);
-          st[2][s] += wt * (dz[s] * fzs[s]);
-          st[3][s] += wt * (dx[s] * fys[s]);
-          st[4][s] += wt * (dx[s] * fzs[s]);
-          st[5][s] += wt * (dy[s] * fzs[s]);
+          const double t[6] = {static_cast<double>(dx[s] * fxs[s]), static_cast<double>(dy[s] * fys[s]),
+                               static_cast<double>(dz[s] * fzs[s]), static_cast<double>(dx[s] * fys[s]),
+                               static_cast<double>(dx[s] * fzs[s]), static_cast<double>(dy[s] * fzs[s])};
+          for (int c = 0; c < 6; ++c) st[c][s] += kGhost ? 0.5 * t[c] : t[c];
         }
       }
-      if (cj < nlc) take_off_partner(fxs, fys, fzs, a.fx + oj, a.fy + oj, a.fz + oj);
-    }
-    const auto reduce = reduce_row;
-    for (int i = 0; i < kCS; ++i) {
-      a.fx[oi + i] += reduce(sfx, i);
-      a.fy[oi + i] += reduce(sfy, i);
-      a.fz[oi + i] += reduce(sfz, i);
-      a.pe[oi + i] = reduce(se, i);
-      a.virial[oi + i] = reduce(sw, i);
-      if constexpr (kTensor)
-        for (int c = 0; c < 6; ++c) a.tensor[c][oi + i] = reduce(st[c], i);
-    }
-  }
-}
+      if constexpr (!kGhost) take_off_partner(fxs, fys, fzs, to[0] + oj, to[1] + oj, to[2] + oj);
+    };
+    using Yes = std::true_type;
+    using No = std::false_type;
+    const int k0 = a.row_start[ci], kg = a.ghost_start[ci], k1 = a.row_start[ci + 1];
+    block(ci, Yes{}, No{});  // a row's first partner is its own cluster
+    for (int k = k0 + 1; k < kg; ++k) block(a.partner[k], No{}, No{});
+    for (int k = kg; k < k1; ++k) block(a.partner[k], No{}, Yes{});
 
-// The same in float (ClusterKernelArgs::mixed; the contract in
-// cpu_cluster_kernel.hpp).
-template <class Pot, bool kOneType, bool kTensor>
-__attribute__((flatten)) void cluster_rows_mixed(const ClusterKernelArgs<typename Pot::Params>& a, int begin,
-                                                 int end) {
-  using P = typename Pot::template ParamsT<float>;
-  const P* params = static_cast<const P*>(a.float_params);
-  const int nlc = a.nlocal_clusters;
-  const float *tx = a.tile[0], *ty = a.tile[1], *tz = a.tile[2];
-  const float *ox = a.offset[0], *oy = a.offset[1], *oz = a.offset[2];
-  for (int ci = begin; ci < end; ++ci) {
-    const long oi = static_cast<long>(ci) * kCS;
-    alignas(64) float txi[kCL], tyi[kCL], tzi[kCL], oxi[kCL], oyi[kCL], ozi[kCL];
-    alignas(64) double ti[kCL];
-#pragma omp simd
-    for (int s = 0; s < kCL; ++s) {
-      txi[s] = tx[oi + s / kCS];
-      tyi[s] = ty[oi + s / kCS];
-      tzi[s] = tz[oi + s / kCS];
-      oxi[s] = ox[oi + s / kCS];
-      oyi[s] = oy[oi + s / kCS];
-      ozi[s] = oz[oi + s / kCS];
-      ti[s] = a.type[oi + s / kCS];
-    }
-    alignas(64) float sfx[kCL] = {}, sfy[kCL] = {}, sfz[kCL] = {};
-    alignas(64) double se[kCL] = {}, sw[kCL] = {};
-    alignas(64) double st[6][kCL];
-    if constexpr (kTensor)
-      for (auto& t : st)
-        for (double& v : t) v = 0.0;
-    for (int k = a.row_start[ci]; k < a.row_start[ci + 1]; ++k) {
-      const int cj = a.partner[k];
-      const long oj = static_cast<long>(cj) * kCS;
-      const double wt = cj < nlc ? 1.0 : 0.5;
-      const float* keep = cj == ci ? kClusterMasks.upper_f : kClusterMasks.all_f;
-      alignas(64) float txj[kCL], tyj[kCL], tzj[kCL], oxj[kCL], oyj[kCL], ozj[kCL];
-      spread_partner(tx + oj, txj);
-      spread_partner(ty + oj, tyj);
-      spread_partner(tz + oj, tzj);
-      spread_partner(ox + oj, oxj);
-      spread_partner(oy + oj, oyj);
-      spread_partner(oz + oj, ozj);
-      alignas(64) float dx[kCL], dy[kCL], dz[kCL], r2[kCL], f[kCL], e[kCL];
-#pragma omp simd
-      for (int s = 0; s < kCL; ++s) {
-        dx[s] = (oxi[s] - oxj[s]) + (txi[s] - txj[s]);
-        dy[s] = (oyi[s] - oyj[s]) + (tyi[s] - tyj[s]);
-        dz[s] = (ozi[s] - ozj[s]) + (tzi[s] - tzj[s]);
-        r2[s] = dx[s] * dx[s] + dy[s] * dy[s] + dz[s] * dz[s];
-      }
-      // Lanes out of the cutoff, padding and the self pair's lower half are
-      // evaluated at the cutoff instead and add zero: no inf, NaN or float
-      // underflow in them (padding lies far off, and r^-12 of a far lane is
-      // below float's normal range: each such lane cost a slow assist).
-      alignas(64) float on[kCL];
-      if constexpr (kOneType) {
-        const P& q = params[a.type_stride + 1];
-#pragma omp simd
-        for (int s = 0; s < kCL; ++s) {
-          const bool in = (r2[s] < q.cutsq) & (keep[s] != 0.0f);
-          on[s] = in ? 1.0f : 0.0f;
-          Pot::eval(in ? r2[s] : q.cutsq, q, f[s], e[s]);
-        }
-      } else {
-        for (int s = 0; s < kCL; ++s) {
-          const P& q = params[static_cast<int>(ti[s]) * a.type_stride + static_cast<int>(a.type[oj + s % kCS])];
-          const bool in = (r2[s] < q.cutsq) & (keep[s] != 0.0f);
-          on[s] = in ? 1.0f : 0.0f;
-          Pot::eval(in ? r2[s] : q.cutsq, q, f[s], e[s]);
-        }
-      }
-      alignas(64) float fxs[kCL], fys[kCL], fzs[kCL], fm[kCL];
-#pragma omp simd
-      for (int s = 0; s < kCL; ++s) {
-        const bool in = on[s] != 0.0f;
-        fm[s] = in ? f[s] : 0.0f;
-        fxs[s] = dx[s] * fm[s];
-        fys[s] = dy[s] * fm[s];
-        fzs[s] = dz[s] * fm[s];
-        sfx[s] += fxs[s];
-        sfy[s] += fys[s];
-        sfz[s] += fzs[s];
-        se[s] += wt * static_cast<double>(in ? e[s] : 0.0f);
-        sw[s] += wt * static_cast<double>(r2[s] * fm[s]);
-      }
-      if constexpr (kTensor) {
-#pragma omp simd
-        for (int s = 0; s < kCL; ++s) {
-          st[0][s] += wt * static_cast<double>(dx[s] * fxs[s]);
-          st[1][s] += wt * static_cast<double>(dy[s] * fys[s]);
-          st[2][s] += wt * static_cast<double>(dz[s] * fzs[s]);
-          st[3][s] += wt * static_cast<double>(dx[s] * fys[s]);
-          st[4][s] += wt * static_cast<double>(dx[s] * fzs[s]);
-          st[5][s] += wt * static_cast<double>(dy[s] * fzs[s]);
-        }
-      }
-      if (cj < nlc)
-        take_off_partner(fxs, fys, fzs, a.partner_force[0] + oj, a.partner_force[1] + oj, a.partner_force[2] + oj);
-    }
     alignas(64) double dfx[kCL], dfy[kCL], dfz[kCL];
 #pragma omp simd
     for (int s = 0; s < kCL; ++s) {
@@ -316,27 +261,36 @@ __attribute__((flatten)) void cluster_rows_mixed(const ClusterKernelArgs<typenam
   }
 }
 
+inline bool clusters_near_impl(const double* pi, const double* pj, double reach_sq) {
+  alignas(64) double xj[kCL], yj[kCL], zj[kCL];
+  spread_partner(pj, xj);
+  spread_partner(pj + kCS, yj);
+  spread_partner(pj + 2 * kCS, zj);
+  int hits = 0;
+#pragma omp simd reduction(+ : hits)
+  for (int s = 0; s < kCL; ++s) {
+    const double dx = pi[s / kCS] - xj[s], dy = pi[kCS + s / kCS] - yj[s], dz = pi[2 * kCS + s / kCS] - zj[s];
+    hits += dx * dx + dy * dy + dz * dz < reach_sq ? 1 : 0;
+  }
+  return hits > 0;
+}
+
+template <class Pot, class Real>
+void cluster_kernel_as(const ClusterKernelArgs<typename Pot::Params>& a, int begin, int end) {
+  if (a.tensor[0])
+    a.one_type ? cluster_rows<Pot, Real, true, true>(a, begin, end)
+               : cluster_rows<Pot, Real, false, true>(a, begin, end);
+  else
+    a.one_type ? cluster_rows<Pot, Real, true, false>(a, begin, end)
+               : cluster_rows<Pot, Real, false, false>(a, begin, end);
+}
+
 template <class Pot>
 void cluster_kernel_of(const ClusterKernelArgs<typename Pot::Params>& a, int begin, int end) {
-  if (a.mixed) {
-    if (a.tensor[0])
-      a.one_type ? cluster_rows_mixed<Pot, true, true>(a, begin, end)
-                 : cluster_rows_mixed<Pot, false, true>(a, begin, end);
-    else
-      a.one_type ? cluster_rows_mixed<Pot, true, false>(a, begin, end)
-                 : cluster_rows_mixed<Pot, false, false>(a, begin, end);
-    return;
-  }
-  if (a.tensor[0]) {
-    if (a.one_type)
-      cluster_rows<Pot, true, true>(a, begin, end);
-    else
-      cluster_rows<Pot, false, true>(a, begin, end);
-  } else if (a.one_type) {
-    cluster_rows<Pot, true, false>(a, begin, end);
-  } else {
-    cluster_rows<Pot, false, false>(a, begin, end);
-  }
+  if (a.mixed)
+    cluster_kernel_as<Pot, float>(a, begin, end);
+  else
+    cluster_kernel_as<Pot, double>(a, begin, end);
 }
 
 }  // namespace TESSERA_SIMD_NS

@@ -18,6 +18,10 @@ TESSERA_SIMD_POTENTIALS(TESSERA_DEFINE_PAIR_KERNEL)
   }
 TESSERA_SIMD_POTENTIALS(TESSERA_DEFINE_CLUSTER_KERNEL)
 
+bool clusters_near(const double* ci, const double* cj, double reach_sq) {
+  return clusters_near_impl(ci, cj, reach_sq);
+}
+
 int neighbor_scan(const double* x, const double* y, const double* z, const int* atoms, int n, double xi, double yi,
                   double zi, double reach_sq, int self, const ScanExclusions& ex, int* out) {
   return ex.n == 0 ? neighbor_scan_impl<false>(x, y, z, atoms, n, xi, yi, zi, reach_sq, self, ex, out)

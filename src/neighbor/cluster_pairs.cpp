@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include "atoms/atom_store.hpp"
+#include "backend/cpu_cluster_kernel.hpp"
 #include "domain/box.hpp"
 
 namespace tessera {
@@ -134,26 +135,18 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
   // Whether any atom pair of the two clusters is closer than reach: boxes
   // alone keep about twice the pairs (corners), each costing a whole block.
   const double* px = pos_.data();
-  auto any_within = [&](int ci, int cj) {
-    const double* pi = px + 3L * S * ci;
-    const double* pj = px + 3L * S * cj;
-    int hits = 0;
-#pragma omp simd reduction(+ : hits)
-    for (int s = 0; s < S * S; ++s) {
-      const int i = s / S, j = s % S;
-      const double dx = pi[i] - pj[j], dy = pi[S + i] - pj[S + j], dz = pi[2 * S + i] - pj[2 * S + j];
-      hits += dx * dx + dy * dy + dz * dz < reach_sq;
-    }
-    return hits > 0;
-  };
-  auto visit = [&](int ci, auto&& emit) {
+  const ClusterNearFn near = clusters_near_for(simd_level());
+  auto any_within = [&](int ci, int cj) { return near(px + 3L * S * ci, px + 3L * S * cj, reach_sq); };
+  // A row: its own cluster (which holds at least one atom, at distance 0
+  // from itself), local partners, then ghosts from where mark() is called.
+  auto visit = [&](int ci, auto&& emit, auto&& mark) {
     const double* bi = bb_.data() + 6L * ci;
     const int col =
         g.of(a.x[out.atom[static_cast<std::size_t>(ci) * S]], a.y[out.atom[static_cast<std::size_t>(ci) * S]]);
     const int cx = col / g.n[1], cy = col % g.n[1];
-    // Local partners first, then ghosts: the kernel's test for a local
-    // partner then changes once a row, not at every column.
-    for (int ghost = 0; ghost < 2; ++ghost)
+    emit(ci);
+    for (int ghost = 0; ghost < 2; ++ghost) {
+      if (ghost) mark();
       for (int jx = std::max(cx - span, 0); jx <= std::min(cx + span, g.n[0] - 1); ++jx) {
         const double gx = gap_sq(bi[0], bi[3], g.lo[0] + jx * g.w[0], g.lo[0] + (jx + 1) * g.w[0]);
         if (gx >= reach_sq) continue;
@@ -164,7 +157,7 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
             const int b = jx * g.n[1] + jy + ghost * ncol;
             int c0 = col_clusters_[b];
             const int c1 = col_clusters_[b + 1];
-            if (!ghost) c0 = std::max(c0, ci);  // a local pair in the lower cluster's row
+            if (!ghost) c0 = std::max(c0, ci + 1);  // a local pair in the lower cluster's row
             // A column's clusters are in increasing z, their boxes' tops too.
             const double zmin = bi[2] - reach, zmax = bi[5] + reach;
             int lo = c0, hi = c1;
@@ -185,12 +178,14 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
           }
         }
       }
+    }
   };
   // One pass: each thread's contiguous run of rows into its own buffer,
   // then the runs one after another (a row depends on the positions alone,
   // so the list is the same for any thread count).
   out.row_start.resize(static_cast<std::size_t>(nlc) + 1);
   out.row_start[0] = 0;
+  out.ghost_start.resize(static_cast<std::size_t>(nlc));
   std::vector<int> slab_of(static_cast<std::size_t>(nlc));
   for (int s = 0; s < nslab; ++s)
     for (int c = out.slab_start[s]; c < out.slab_start[s + 1]; ++c) slab_of[c] = s;
@@ -209,10 +204,13 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
     std::vector<int>& buf = runs_[t];
     buf.clear();
     for (int ci = c0; ci < c1; ++ci) {
-      visit(ci, [&](int cj) {
-        buf.push_back(cj);
-        if (cj < nlc && slab_of[cj] - slab_of[ci] >= kClusterColors) bad = std::max(bad, ci);
-      });
+      visit(
+          ci,
+          [&](int cj) {
+            buf.push_back(cj);
+            if (cj < nlc && slab_of[cj] - slab_of[ci] >= kClusterColors) bad = std::max(bad, ci);
+          },
+          [&] { out.ghost_start[ci] = static_cast<int>(buf.size()); });
       out.row_start[ci + 1] = static_cast<int>(buf.size());
     }
     run_end[t + 1] = static_cast<int>(buf.size());
@@ -222,7 +220,10 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
       for (int k = 0; k < nt; ++k) run_end[k + 1] += run_end[k];
       out.partner.resize(static_cast<std::size_t>(run_end[nt]));
     }
-    for (int ci = c0; ci < c1; ++ci) out.row_start[ci + 1] += run_end[t];
+    for (int ci = c0; ci < c1; ++ci) {
+      out.row_start[ci + 1] += run_end[t];
+      out.ghost_start[ci] += run_end[t];
+    }
     std::copy(buf.begin(), buf.end(), out.partner.begin() + run_end[t]);
   }
   if (bad >= 0)

@@ -36,8 +36,12 @@ struct ClusterPairs {
   int nlocal_clusters = 0;  // clusters [0, nlocal_clusters) hold locals, the rest ghosts
   int nclusters = 0;
   std::vector<int> atom;        // [c * kClusterSize + k]: an atom's index, or -1 (a short cluster's padding)
-  std::vector<int> row_start;   // local cluster c's partners: partner[row_start[c] .. row_start[c + 1])
-  std::vector<int> partner;     // in increasing order within a column, columns in a fixed order
+  // Local cluster c's partners: partner[row_start[c] .. row_start[c + 1]),
+  // c itself first, then local clusters, ghosts from ghost_start[c] on; in a
+  // fixed order (columns x then y, increasing z within one).
+  std::vector<int> row_start;
+  std::vector<int> ghost_start;
+  std::vector<int> partner;
   std::vector<int> slab_start;  // slab s: local clusters [slab_start[s], slab_start[s + 1])
   long pairs() const { return static_cast<long>(partner.size()); }
 };

@@ -15,8 +15,8 @@
 // The portable kernel for potentials without compiled variants (see
 // TESSERA_SIMD_POTENTIALS): same contract, this unit's flags.
 #define TESSERA_SIMD_NS simd_fallback
-#include "backend/cpu_pair_kernel_impl.hpp"
 #include "backend/cpu_cluster_kernel_impl.hpp"
+#include "backend/cpu_pair_kernel_impl.hpp"
 #undef TESSERA_SIMD_NS
 
 namespace tessera {
@@ -137,6 +137,7 @@ class PairStyleImpl final : public PairStyle {
     args.z = c.z.data();
     args.type = c.type.data();
     args.row_start = cl.row_start.data();
+    args.ghost_start = cl.ghost_start.data();
     args.partner = cl.partner.data();
     args.nlocal_clusters = cl.nlocal_clusters;
     double** sums[5] = {&args.fx, &args.fy, &args.fz, &args.pe, &args.virial};
@@ -218,10 +219,11 @@ class PairStyleImpl final : public PairStyle {
   // corner at a multiple of w near the atoms, so a tile centre (k + 1/2) w
   // is exact in float for |k| < 2^22 (boxes up to 4 million tiles across).
   struct TileFloats {
-    double w = 1, lo[3] = {0, 0, 0};
+    double w = 1, inv_w = 1, lo[3] = {0, 0, 0};  // inv_w exact: w is a power of two
     static TileFloats for_cutoff(double cutoff, const AtomStore& a) {
       TileFloats t;
       t.w = std::exp2(std::floor(std::log2(cutoff > 0 ? cutoff / 8 : 1.0)));
+      t.inv_w = 1 / t.w;
       if (a.nall() > 0) {
         const double first[3] = {a.x[0], a.y[0], a.z[0]};
         for (int d = 0; d < 3; ++d) t.lo[d] = std::floor(first[d] / t.w) * t.w;
@@ -237,7 +239,7 @@ class PairStyleImpl final : public PairStyle {
         offset = 0.0f;
         return;
       }
-      const double k = std::floor((v - lo[d]) / w);
+      const double k = std::floor((v - lo[d]) * inv_w);
       centre = static_cast<float>((k + 0.5) * w);
       offset = static_cast<float>(v - (lo[d] + (k + 0.5) * w));
     }

@@ -305,7 +305,10 @@ void check_clusters(bool two_types) {
   for (int ci = 0; ci < c.nlocal_clusters; ++ci)
     for (int k = c.row_start[ci]; k < c.row_start[ci + 1]; ++k) {
       const int cj = c.partner[k];
-      if (cj < c.nlocal_clusters) CHECK(cj >= ci);
+      // The row: its own cluster, local clusters after it, then ghosts.
+      if (k == c.row_start[ci]) REQUIRE(cj == ci);
+      if (k > c.row_start[ci] && k < c.ghost_start[ci]) REQUIRE((cj > ci && cj < c.nlocal_clusters));
+      if (k >= c.ghost_start[ci]) REQUIRE(cj >= c.nlocal_clusters);
       for (int p = 0; p < kClusterSize; ++p)
         for (int q = cj == ci ? p + 1 : 0; q < kClusterSize; ++q) {
           const int i = c.atom[ci * kClusterSize + p], j = c.atom[cj * kClusterSize + q];
