@@ -316,8 +316,9 @@ def report(args):
                "best GROMACS double and GROMACS mixed the fastest median of its layouts (tmpi: "
                f"`-ntmpi {args.cores} -ntomp 1`; omp: `-ntmpi 1 -ntomp {args.cores}`); ratio = Tessera / the "
                "fastest double-precision peer, best LAMMPS or best GROMACS double (> 1: Tessera faster). "
-               "GROMACS mixed precision stands beside the ratio, not in it: Tessera has no CPU "
-               "mixed-precision mode yet. GROMACS runs the LJ lattice cases only (—: not run): it has no "
+               "GROMACS mixed precision stands beside the ratio, not in it: Tessera's CPU mixed "
+               "precision (`neighbor.layout: clusters` with `precision: mixed`) is not raced yet, being "
+               "slower than its double rows so far (benchmarks/NOTES.md). GROMACS runs the LJ lattice cases only (—: not run): it has no "
                "Morse or EAM pair potential, and no list rebuilt on a distance check, which the chain "
                "case uses."), ""]
     if not gmx:
