@@ -72,10 +72,8 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
   }
   for (int b = 0; b < nbucket; ++b) col_start_[b + 1] += col_start_[b];
   order_.resize(static_cast<std::size_t>(nall));
-  {
-    std::vector<int> next(col_start_.begin(), col_start_.end() - 1);
-    for (int i = 0; i < nall; ++i) order_[next[col_[i]]++] = i;
-  }
+  next_.assign(col_start_.begin(), col_start_.end() - 1);
+  for (int i = 0; i < nall; ++i) order_[next_[col_[i]]++] = i;
   const double* z = a.z.data();
 #pragma omp parallel for schedule(dynamic, 64)
   for (int b = 0; b < nbucket; ++b)
@@ -127,8 +125,9 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
   for (int s = 0; s < nslab; ++s) out.slab_start[s] = col_clusters_[std::min(s * strip, g.n[0]) * g.n[1]];
   out.slab_start[nslab] = out.nlocal_clusters;
 
-  // Rows: count, then fill, each local cluster's partners in one fixed
-  // order (columns x then y, locals then ghosts, increasing z).
+  // Rows: each local cluster's own cluster, then its local partners above
+  // it, then its ghosts, each kind in one fixed order (columns x then y,
+  // increasing z within a column).
   const double reach_sq = reach * reach;
   const int nlc = out.nlocal_clusters;
   const int span_y = static_cast<int>(std::floor(reach / g.w[1] * (1 + 1e-9))) + 1;
@@ -186,11 +185,12 @@ void ClusterBuilder::build(const AtomStore& a, const SubDomain& sd, double reach
   out.row_start.resize(static_cast<std::size_t>(nlc) + 1);
   out.row_start[0] = 0;
   out.ghost_start.resize(static_cast<std::size_t>(nlc));
-  std::vector<int> slab_of(static_cast<std::size_t>(nlc));
+  slab_of_.resize(static_cast<std::size_t>(nlc));
+  int* const slab_of = slab_of_.data();
   for (int s = 0; s < nslab; ++s)
     for (int c = out.slab_start[s]; c < out.slab_start[s + 1]; ++c) slab_of[c] = s;
   int bad = -1;
-  std::vector<int> run_end;
+  std::vector<int>& run_end = run_end_;
 #pragma omp parallel reduction(max : bad)
   {
     const int nt = omp_get_num_threads(), t = omp_get_thread_num();

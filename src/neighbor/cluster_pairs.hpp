@@ -54,7 +54,7 @@ class ClusterBuilder {
   void build(const AtomStore& atoms, const SubDomain& sd, double reach, ClusterPairs& out);
 
  private:
-  std::vector<int> col_, order_, col_start_, col_clusters_;
+  std::vector<int> col_, order_, col_start_, col_clusters_, next_, slab_of_, run_end_;
   std::vector<double> bb_;  // per cluster: lo x y z, hi x y z
   std::vector<double> pos_;  // per cluster: x[S], y[S], z[S]
   std::vector<std::vector<int>> runs_;  // per thread: its rows' partners

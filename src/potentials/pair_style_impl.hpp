@@ -216,18 +216,28 @@ class PairStyleImpl final : public PairStyle {
 
   // Mixed precision's coordinates (cpu_cluster_kernel.hpp): tiles of
   // power-of-two width w about an eighth of the cutoff, counted from a
-  // corner at a multiple of w near the atoms, so a tile centre (k + 1/2) w
-  // is exact in float for |k| < 2^22 (boxes up to 4 million tiles across).
+  // corner at a multiple of w below every atom, so a tile centre
+  // (k + 1/2) w is exact in float for k < 2^22 (boxes up to 4 million
+  // tiles across).
   struct TileFloats {
     double w = 1, inv_w = 1, lo[3] = {0, 0, 0};  // inv_w exact: w is a power of two
     static TileFloats for_cutoff(double cutoff, const AtomStore& a) {
       TileFloats t;
       t.w = std::exp2(std::floor(std::log2(cutoff > 0 ? cutoff / 8 : 1.0)));
       t.inv_w = 1 / t.w;
-      if (a.nall() > 0) {
-        const double first[3] = {a.x[0], a.y[0], a.z[0]};
-        for (int d = 0; d < 3; ++d) t.lo[d] = std::floor(first[d] / t.w) * t.w;
+      // The atoms' lowest coordinates, whatever their order in the store,
+      // so a restarted run (its atoms in another order) splits each
+      // coordinate as the straight run does.
+      const long n = static_cast<long>(a.nall());
+      double mx = HUGE_VAL, my = HUGE_VAL, mz = HUGE_VAL;
+#pragma omp parallel for schedule(static) reduction(min : mx, my, mz)
+      for (long i = 0; i < n; ++i) {
+        mx = std::min(mx, a.x[i]);
+        my = std::min(my, a.y[i]);
+        mz = std::min(mz, a.z[i]);
       }
+      const double m[3] = {mx, my, mz};
+      for (int d = 0; d < 3; ++d) t.lo[d] = n > 0 ? std::floor(m[d] * t.inv_w) * t.w : 0.0;
       return t;
     }
     // A real atom's coordinate v along d as its tile's centre and the
