@@ -187,10 +187,12 @@ __attribute__((flatten)) void cluster_rows(const ClusterKernelArgs<typename Pot:
         }
         r2[s] = dx[s] * dx[s] + dy[s] * dy[s] + dz[s] * dz[s];
       }
-      // Lanes out of the cutoff, padding and the self pair's lower half are
-      // evaluated at the cutoff instead and add zero: no inf, NaN or float
-      // underflow in them (padding lies far off, and r^-12 of a far lane is
-      // below float's normal range, where each result may cost an assist).
+      // Lanes out of the cutoff (padding among them) and the self pair's
+      // lower half are evaluated at the cutoff instead and add zero, so no
+      // far lane underflows in float (r^-12 below float's normal range,
+      // where each result may cost an assist). Two padding slots facing
+      // each other (both clusters short) sit at distance 0 and give inf or
+      // NaN, in lanes whose sums belong to no atom.
       if constexpr (kOneType) {
         const P& q = params[a.type_stride + 1];
 #pragma omp simd

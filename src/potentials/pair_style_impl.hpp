@@ -166,8 +166,8 @@ class PairStyleImpl final : public PairStyle {
     if constexpr (kHasSimdKernels<Pot>) fn = cluster_kernel_for<Pot>(level);
     const int* atom = cl.atom.data();
     const int nslab = static_cast<int>(cl.slab_start.size()) - 1;
-    // A short cluster's padding: far from every atom (and from nothing but
-    // other padding, whose lanes no atom reads).
+    // A short cluster's padding: far from every atom (it meets only other
+    // padding, in lanes no atom's sums read).
     constexpr double kFar = 1e30;
 #pragma omp parallel
     {
