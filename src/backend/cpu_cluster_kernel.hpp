@@ -28,33 +28,45 @@
 
 namespace tessera {
 
+// A cluster's coordinates (and forces) are packed, component by component:
+// value d of its atom k at [c * kClusterPack * kClusterSize + d *
+// kClusterSize + k], so a partner's whole block input is one run of 96
+// bytes (double x y z; float tile centres x y z then offsets x y z), not a
+// cache line in each of 3 or 6 arrays.
+constexpr int kClusterPack = 3;       // double: x y z
+constexpr int kClusterPackMixed = 6;  // float: tile centres x y z, offsets x y z
+
 template <class Params>
 struct ClusterKernelArgs {
-  // Per cluster slot (c * kClusterSize + k), every cluster: coordinates and
-  // type (as a double); a short cluster's padding lies far away.
-  const double *x, *y, *z, *type;
+  // Every cluster's coordinates, packed (kClusterPack; unused in mixed
+  // precision), and per slot (c * kClusterSize + k) the type (as a double);
+  // a short cluster's padding lies far away.
+  const double* xyz;
+  const double* type;
   const int* row_start;
   const int* ghost_start;  // ClusterPairs::ghost_start
   const int* partner;
   int nlocal_clusters;
-  // Per slot of the local clusters: forces, added to (the caller zeroes
-  // them); energy and virial (and the tensor, when tensor[0]), stored. A
-  // pair of locals counts whole in its row atom's energy and virial, a pair
-  // with a ghost half (the ghost's rank counts the other half).
-  double *fx, *fy, *fz, *pe, *virial;
+  // The local clusters' forces, packed as xyz, added to (the caller zeroes
+  // them); per slot, energy and virial (and the tensor, when tensor[0]),
+  // stored. A pair of locals counts whole in its row atom's energy and
+  // virial, a pair with a ghost half (the ghost's rank counts the other half).
+  double* f;
+  double *pe, *virial;
   double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  bool energy = true;  // false: pe and virial stored as zero (KernelOutputs::energy)
   const Params* params;  // (ntypes+1)^2 table, row-major by type
   int type_stride;
   bool one_type;
-  // Mixed precision: per slot, tile centres and offsets (x y z), and the
-  // float parameter rows (Pot::ParamsT<float>, same layout as params).
+  // Mixed precision: every cluster's tile centres and offsets, packed
+  // (kClusterPackMixed), and the float parameter rows (Pot::ParamsT<float>,
+  // same layout as params).
   bool mixed = false;
-  const float* tile[3] = {nullptr, nullptr, nullptr};
-  const float* offset[3] = {nullptr, nullptr, nullptr};
+  const float* pos32 = nullptr;
   const void* float_params = nullptr;
-  // Mixed precision: the local clusters' forces as partners, per slot, in
-  // float (added to; the caller zeroes them and adds them to fx, fy, fz).
-  float* partner_force[3] = {nullptr, nullptr, nullptr};
+  // Mixed precision: the local clusters' forces as partners, in float,
+  // packed as f (added to; the caller zeroes them and adds them to f).
+  float* partner_force = nullptr;
 };
 
 #define TESSERA_DECLARE_CLUSTER_KERNELS(Pot)                                        \

@@ -114,8 +114,9 @@ inline double reduce_row(const double* v, int i) {
 // contract in cpu_cluster_kernel.hpp). A row is its self pair first, then
 // its local partners, then its ghosts (ClusterPairs::ghost_start), so that
 // neither the self pair's mask, the ghosts' half weight nor the test for a
-// partner's forces costs anything in the other blocks.
-template <class Pot, class Real, bool kOneType, bool kTensor>
+// partner's forces costs anything in the other blocks. !kEnergy: forces
+// only, energy and virial stored as zero (KernelOutputs::energy).
+template <class Pot, class Real, bool kOneType, bool kTensor, bool kEnergy>
 __attribute__((flatten)) void cluster_rows(const ClusterKernelArgs<typename Pot::Params>& a, int begin, int end) {
   constexpr bool kMixed = std::is_same_v<Real, float>;
   using P = std::conditional_t<kMixed, typename Pot::template ParamsT<float>, typename Pot::Params>;
@@ -124,29 +125,20 @@ __attribute__((flatten)) void cluster_rows(const ClusterKernelArgs<typename Pot:
     params = static_cast<const P*>(a.float_params);
   else
     params = a.params;
-  // Coordinates per slot: x y z (double), or tile centres x y z then
-  // offsets x y z (mixed).
-  constexpr int kArrays = kMixed ? 6 : 3;
-  const Real* src[kArrays];
-  if constexpr (kMixed) {
-    for (int d = 0; d < 3; ++d) {
-      src[d] = a.tile[d];
-      src[3 + d] = a.offset[d];
-    }
-  } else {
-    src[0] = a.x;
-    src[1] = a.y;
-    src[2] = a.z;
-  }
+  // Packed coordinates (cpu_cluster_kernel.hpp): x y z (double), or tile
+  // centres x y z then offsets x y z (mixed).
+  constexpr int kArrays = kMixed ? kClusterPackMixed : kClusterPack;
+  constexpr long kPos = kArrays * kCS, kF = 3 * kCS;  // per cluster
+  const Real* pos;
   // Where a block's forces on its partner go: the double sums themselves,
   // or mixed precision's float partner sums.
-  Real* to[3];
+  Real* to;
   if constexpr (kMixed) {
-    for (int d = 0; d < 3; ++d) to[d] = a.partner_force[d];
+    pos = a.pos32;
+    to = a.partner_force;
   } else {
-    to[0] = a.fx;
-    to[1] = a.fy;
-    to[2] = a.fz;
+    pos = a.xyz;
+    to = a.f;
   }
   for (int ci = begin; ci < end; ++ci) {
     const long oi = static_cast<long>(ci) * kCS;
@@ -154,7 +146,7 @@ __attribute__((flatten)) void cluster_rows(const ClusterKernelArgs<typename Pot:
     alignas(64) double ti[kCL];
     for (int c = 0; c < kArrays; ++c)
 #pragma omp simd
-      for (int s = 0; s < kCL; ++s) ci_at[c][s] = src[c][oi + s / kCS];
+      for (int s = 0; s < kCL; ++s) ci_at[c][s] = pos[ci * kPos + c * kCS + s / kCS];
 #pragma omp simd
     for (int s = 0; s < kCL; ++s) ti[s] = a.type[oi + s / kCS];
     alignas(64) Real sfx[kCL] = {}, sfy[kCL] = {}, sfz[kCL] = {};
@@ -172,7 +164,7 @@ __attribute__((flatten)) void cluster_rows(const ClusterKernelArgs<typename Pot:
       constexpr bool kSelf = decltype(self_tag)::value, kGhost = decltype(ghost_tag)::value;
       const long oj = static_cast<long>(cj) * kCS;
       alignas(64) Real cj_at[kArrays][kCL];
-      for (int c = 0; c < kArrays; ++c) spread_partner(src[c] + oj, cj_at[c]);
+      for (int c = 0; c < kArrays; ++c) spread_partner(pos + cj * kPos + c * kCS, cj_at[c]);
       alignas(64) Real dx[kCL], dy[kCL], dz[kCL], r2[kCL], f[kCL], e[kCL], on[kCL];
 #pragma omp simd
       for (int s = 0; s < kCL; ++s) {
@@ -222,9 +214,11 @@ __attribute__((flatten)) void cluster_rows(const ClusterKernelArgs<typename Pot:
         sfx[s] += fxs[s];
         sfy[s] += fys[s];
         sfz[s] += fzs[s];
-        const double es = static_cast<double>(in ? e[s] : Real(0)), ws = static_cast<double>(r2[s] * fm);
-        se[s] += kGhost ? 0.5 * es : es;
-        sw[s] += kGhost ? 0.5 * ws : ws;
+        if constexpr (kEnergy) {
+          const double es = static_cast<double>(in ? e[s] : Real(0)), ws = static_cast<double>(r2[s] * fm);
+          se[s] += kGhost ? 0.5 * es : es;
+          sw[s] += kGhost ? 0.5 * ws : ws;
+        }
       }
       if constexpr (kTensor) {
 #pragma omp simd
@@ -235,7 +229,10 @@ __attribute__((flatten)) void cluster_rows(const ClusterKernelArgs<typename Pot:
           for (int c = 0; c < 6; ++c) st[c][s] += kGhost ? 0.5 * t[c] : t[c];
         }
       }
-      if constexpr (!kGhost) take_off_partner(fxs, fys, fzs, to[0] + oj, to[1] + oj, to[2] + oj);
+      if constexpr (!kGhost) {
+        Real* tj = to + cj * kF;
+        take_off_partner(fxs, fys, fzs, tj, tj + kCS, tj + 2 * kCS);
+      }
     };
     using Yes = std::true_type;
     using No = std::false_type;
@@ -251,10 +248,11 @@ __attribute__((flatten)) void cluster_rows(const ClusterKernelArgs<typename Pot:
       dfy[s] = sfy[s];
       dfz[s] = sfz[s];
     }
+    double* fi = a.f + ci * kF;
     for (int i = 0; i < kCS; ++i) {
-      a.fx[oi + i] += reduce_row(dfx, i);
-      a.fy[oi + i] += reduce_row(dfy, i);
-      a.fz[oi + i] += reduce_row(dfz, i);
+      fi[i] += reduce_row(dfx, i);
+      fi[kCS + i] += reduce_row(dfy, i);
+      fi[2 * kCS + i] += reduce_row(dfz, i);
       a.pe[oi + i] = reduce_row(se, i);
       a.virial[oi + i] = reduce_row(sw, i);
       if constexpr (kTensor)
@@ -277,14 +275,21 @@ inline bool clusters_near_impl(const double* pi, const double* pj, double reach_
   return hits > 0;
 }
 
+// kTensor: the energy too (3 forms, not 4).
+template <class Pot, class Real, bool kTensor, bool kEnergy>
+void cluster_kernel_in(const ClusterKernelArgs<typename Pot::Params>& a, int begin, int end) {
+  a.one_type ? cluster_rows<Pot, Real, true, kTensor, kEnergy>(a, begin, end)
+             : cluster_rows<Pot, Real, false, kTensor, kEnergy>(a, begin, end);
+}
+
 template <class Pot, class Real>
 void cluster_kernel_as(const ClusterKernelArgs<typename Pot::Params>& a, int begin, int end) {
   if (a.tensor[0])
-    a.one_type ? cluster_rows<Pot, Real, true, true>(a, begin, end)
-               : cluster_rows<Pot, Real, false, true>(a, begin, end);
+    cluster_kernel_in<Pot, Real, true, true>(a, begin, end);
+  else if (a.energy)
+    cluster_kernel_in<Pot, Real, false, true>(a, begin, end);
   else
-    a.one_type ? cluster_rows<Pot, Real, true, false>(a, begin, end)
-               : cluster_rows<Pot, Real, false, false>(a, begin, end);
+    cluster_kernel_in<Pot, Real, false, false>(a, begin, end);
 }
 
 template <class Pot>

@@ -20,6 +20,7 @@
 // its own AVX-512 intrinsics (GCC bug 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 #endif
@@ -113,8 +114,9 @@ inline void load_lanes(const double* pos, const int* idx, double* xj, double* yj
 }
 
 // One block's pairs into the lane sums: force f (times the separation) and
-// energy e per lane, lanes [0, N).
-template <bool kTensor, int N = W>
+// energy e per lane, lanes [0, N). !kEnergy: forces only (KernelOutputs::
+// energy; the tensor always comes with the energy).
+template <bool kTensor, bool kEnergy = true, int N = W>
 inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const double* dz, const double* r2,
                           const double* cut, const double* f, const double* e, LaneSums& s, LaneTensor& vt) {
   // Lanes past the cutoff or the list end add zero (r2 may be 0 there: the
@@ -126,8 +128,10 @@ inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const 
     s.fx[l] += dx[l] * fl;
     s.fy[l] += dy[l] * fl;
     s.fz[l] += dz[l] * fl;
-    s.e[l] += in ? e[l] : 0.0;
-    s.w[l] += r2[l] * fl;
+    if constexpr (kEnergy) {
+      s.e[l] += in ? e[l] : 0.0;
+      s.w[l] += r2[l] * fl;
+    }
   }
   if constexpr (kTensor) {
 #pragma omp simd
@@ -184,12 +188,12 @@ inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const type
 // whole block. A whole block's lanes 4-7 would add +0 or -0 there, which
 // changes no bit: a lane sum starts at +0 and, rounding to nearest, never
 // becomes -0 (x + (-x) is +0), and +0 + (-0) is +0.
-template <class Pot, bool kOneType, bool kTensor, int N = W>
+template <class Pot, bool kOneType, bool kTensor, bool kEnergy, int N = W>
 inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
                        int nvalid, double xi, double yi, double zi, LaneSums& s, LaneTensor& vt) {
   LanePairs p;
   eval_lanes<Pot, kOneType, N>(a, row, idx, xi, yi, zi, p);
-  add_lane_sums<kTensor, N>(nvalid, p.dx, p.dy, p.dz, p.r2, p.cut, p.f, p.e, s, vt);
+  add_lane_sums<kTensor, kEnergy, N>(nvalid, p.dx, p.dy, p.dz, p.r2, p.cut, p.f, p.e, s, vt);
 }
 
 // The same for a half list's row (PairKernelArgs::half): lane l's pair
@@ -197,7 +201,7 @@ inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const type
 // partner gets none of it), half when it is a ghost; and the partner, when
 // local, gets the opposite force. The lanes hold different atoms, so their
 // partners' sums do not depend on the lanes' order.
-template <class Pot, bool kOneType, bool kTensor>
+template <class Pot, bool kOneType, bool kTensor, bool kEnergy>
 inline void pair_block_half(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row,
                             const int* idx, int nvalid, double xi, double yi, double zi, LaneSums& s,
                             LaneTensor& vt, double (*jbuf)[W]) {
@@ -233,8 +237,10 @@ inline void pair_block_half(const PairKernelArgs<typename Pot::Params>& a, const
     s.fx[l] += fxj[l];
     s.fy[l] += fyj[l];
     s.fz[l] += fzj[l];
-    s.e[l] += wt[l] * em[l];
-    s.w[l] += wt[l] * (r2[l] * fm[l]);
+    if constexpr (kEnergy) {
+      s.e[l] += wt[l] * em[l];
+      s.w[l] += wt[l] * (r2[l] * fm[l]);
+    }
   }
   if constexpr (kTensor) {
 #pragma omp simd
@@ -251,14 +257,15 @@ inline void pair_block_half(const PairKernelArgs<typename Pot::Params>& a, const
 
 // Atom i's sums into the outputs of `a` (PairKernelArgs or EamKernelArgs),
 // plus own[i] in the energy when given (EAM's embedding energy).
-template <bool kTensor, class Args, bool kHalfList = false>
+// !kEnergy: zero energy and virial (the lanes hold none).
+template <bool kTensor, class Args, bool kHalfList = false, bool kEnergy = true>
 inline void store_lane_sums(const Args& a, int i, const LaneSums& s, const LaneTensor& vt, const double* own) {
   // In a full list each pair is visited from both ends: half the energy and
   // virial here. A half list's lanes carry their shares already.
   constexpr double kShare = kHalfList ? 1.0 : 0.5;
-  const double e = kShare * reduce_lanes(s.e);
+  const double e = kEnergy ? kShare * reduce_lanes(s.e) : 0.0;
   const double f[5] = {reduce_lanes(s.fx), reduce_lanes(s.fy), reduce_lanes(s.fz), own ? own[i] + e : e,
-                       kShare * reduce_lanes(s.w)};
+                       kEnergy ? kShare * reduce_lanes(s.w) : 0.0};
   double* out[5] = {a.fx, a.fy, a.fz, a.pe, a.virial};
   for (int c = 0; c < 5; ++c) out[c][i] = a.accumulate ? out[c][i] + f[c] : f[c];
   if constexpr (kTensor)
@@ -315,7 +322,7 @@ struct HalfRowBuffer {
 // Rows of local atoms [begin, end), or of a half list (kHalf): atoms
 // a.order[begin, end), each adding its row's sums to its outputs (which
 // hold its partners' opposite forces so far; PairKernelArgs::half).
-template <class Pot, bool kOneType, bool kTensor, bool kHalf>
+template <class Pot, bool kOneType, bool kTensor, bool kHalf, bool kEnergy>
 __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
   HalfRowBuffer buf;  // a half list's only
   for (int k = begin; k < end; ++k) {
@@ -332,34 +339,40 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
         // (for_lane_blocks) lives no longer than this call.
         buf.idx[buf.n] = idx;
         buf.nvalid[buf.n] = nvalid;
-        pair_block_half<Pot, kOneType, kTensor>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt, buf.f[buf.n]);
+        pair_block_half<Pot, kOneType, kTensor, kEnergy>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt, buf.f[buf.n]);
         ++buf.n;
         if (!a.padded) buf.flush(a.fx, a.fy, a.fz, a.nlocal);
       } else if (nvalid <= 4) {
         // A row's short last block (or a short row): half the lanes' work.
         // WCA melts have 10-14 neighbours a row, so most rows end in one.
-        pair_block<Pot, kOneType, kTensor, 4>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
+        pair_block<Pot, kOneType, kTensor, kEnergy, 4>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
       } else {
-        pair_block<Pot, kOneType, kTensor>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
+        pair_block<Pot, kOneType, kTensor, kEnergy>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
       }
     });
-    store_lane_sums<kTensor, PairKernelArgs<typename Pot::Params>, kHalf>(a, i, s, vt, nullptr);
+    store_lane_sums<kTensor, PairKernelArgs<typename Pot::Params>, kHalf, kEnergy>(a, i, s, vt, nullptr);
   }
   if constexpr (kHalf) buf.flush(a.fx, a.fy, a.fz, a.nlocal);
 }
 
+// kTensor: the energy too. (Without the tensor, energy or not: 3 forms,
+// not 4.)
+template <class Pot, bool kHalf, bool kTensor, bool kEnergy>
+void pair_kernel_in(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
+  if (a.one_type)
+    pair_rows<Pot, true, kTensor, kHalf, kEnergy>(a, begin, end);
+  else
+    pair_rows<Pot, false, kTensor, kHalf, kEnergy>(a, begin, end);
+}
+
 template <class Pot, bool kHalf>
 void pair_kernel_as(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
-  if (a.tensor[0]) {
-    if (a.one_type)
-      pair_rows<Pot, true, true, kHalf>(a, begin, end);
-    else
-      pair_rows<Pot, false, true, kHalf>(a, begin, end);
-  } else if (a.one_type) {
-    pair_rows<Pot, true, false, kHalf>(a, begin, end);
-  } else {
-    pair_rows<Pot, false, false, kHalf>(a, begin, end);
-  }
+  if (a.tensor[0])
+    pair_kernel_in<Pot, kHalf, true, true>(a, begin, end);
+  else if (a.energy)
+    pair_kernel_in<Pot, kHalf, false, true>(a, begin, end);
+  else
+    pair_kernel_in<Pot, kHalf, false, false>(a, begin, end);
 }
 
 template <class Pot>

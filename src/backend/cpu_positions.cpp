@@ -29,6 +29,7 @@ KernelOutputs kernel_outputs(AtomStore& a, const PassOptions& opt) {
   o.pe = a.pe.data();
   o.virial = a.virial.data();
   o.accumulate = opt.accumulate;
+  o.energy = opt.energy;
   for (int c = 0; c < 6; ++c) o.tensor[c] = opt.tensor[c];
   return o;
 }

@@ -94,8 +94,9 @@ struct NeighborSpec {
   // Sort at the first list build after each multiple of sort_every steps
   // (and at the run's first build).
   int sort_every = 1000;
-  // "rows" (per-atom Verlet rows) or "clusters" (device only: a cluster list,
-  // kernels/device/cluster_list.hpp).
+  // "rows" (per-atom Verlet rows) or "clusters" (each backend's cluster
+  // list: neighbor/cluster_pairs.hpp on the CPU, kernels/device/
+  // cluster_list.hpp on a device).
   std::string layout = "rows";
   // "full" or "half" (NeighborList::half; CPU only, the device's lists are
   // full).

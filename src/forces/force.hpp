@@ -26,6 +26,9 @@ struct PassOptions {
   // before the atoms move, and costs no memory in runs that never ask.
   double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   bool virial_tensor() const { return tensor[0] != nullptr; }
+  // false: nothing reads this step's energies and virials
+  // (KernelOutputs::energy).
+  bool energy = true;
   // precision: mixed on the CPU: float pair geometry and arithmetic where
   // a kernel has it (the cluster layout's), double sums and integration.
   bool mixed = false;

@@ -45,9 +45,10 @@ std::vector<std::string> ForceList::warnings() const {
 }
 
 void ForceList::compute(AtomStore& atoms, const NeighborList& list, const Forward& forward,
-                        double* const* tensor) const {
+                        double* const* tensor, bool energy) const {
   PassOptions opt;
   opt.mixed = mixed_;
+  opt.energy = energy;
   for (int c = 0; c < 6 && tensor; ++c) opt.tensor[c] = tensor[c];
   for (const auto& f : forces_) {
     for (int p = 0; p < f->passes(); ++p) {

@@ -37,9 +37,9 @@ class ForceList {
   // Every pass of every force, in order: each force's passes run back to
   // back, with forward() between them for what the force declares.
   // `tensor`: six arrays of the locals for the virial tensor
-  // (PassOptions::tensor), or null.
-  void compute(AtomStore& atoms, const NeighborList& list, const Forward& forward,
-               double* const* tensor = nullptr) const;
+  // (PassOptions::tensor), or null. `energy`: PassOptions::energy.
+  void compute(AtomStore& atoms, const NeighborList& list, const Forward& forward, double* const* tensor = nullptr,
+               bool energy = true) const;
   // Every pass's PassOptions::mixed from now on.
   void set_mixed(bool on) { mixed_ = on; }
 

@@ -18,6 +18,11 @@ struct KernelOutputs {
   // The per-atom virial tensor (xx yy zz xy xz yz), or all null when the
   // step does not ask for it (its sums cost a third more arithmetic).
   double* tensor[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  // false on a step that reads no energy or virial (no thermo, output or
+  // barostat due; Simulation checks that none is read): a kernel may then
+  // skip both sums and store zero for them, forces unchanged to the bit.
+  // The tensor, when asked, is computed either way.
+  bool energy = true;
 
   TESSERA_HD bool with_tensor() const { return tensor[0] != nullptr; }
   // Atom i's force, energy and virial.

@@ -128,38 +128,36 @@ class PairStyleImpl final : public PairStyle {
     constexpr int S = kClusterSize;
     const long nslot = static_cast<long>(cl.nclusters) * S, nlslot = static_cast<long>(cl.nlocal_clusters) * S;
     ClusterScratch& c = cluster_;
-    for (auto* v : {&c.x, &c.y, &c.z, &c.type}) v->resize(static_cast<std::size_t>(nslot));
-    const int nsum = out.with_tensor() ? 11 : 5;
+    c.type.resize(static_cast<std::size_t>(nslot));
+    if (!mixed) c.xyz.resize(static_cast<std::size_t>(nslot * kClusterPack));
+    c.f.resize(static_cast<std::size_t>(nlslot * 3));
+    const int nsum = out.with_tensor() ? 8 : 2;
     for (int k = 0; k < nsum; ++k) c.sums[k].resize(static_cast<std::size_t>(nlslot));
     ClusterKernelArgs<typename Pot::Params> args;
-    args.x = c.x.data();
-    args.y = c.y.data();
-    args.z = c.z.data();
+    args.xyz = c.xyz.data();
     args.type = c.type.data();
     args.row_start = cl.row_start.data();
     args.ghost_start = cl.ghost_start.data();
     args.partner = cl.partner.data();
     args.nlocal_clusters = cl.nlocal_clusters;
-    double** sums[5] = {&args.fx, &args.fy, &args.fz, &args.pe, &args.virial};
-    for (int k = 0; k < 5; ++k) *sums[k] = c.sums[k].data();
-    for (int k = 5; k < nsum; ++k) args.tensor[k - 5] = c.sums[k].data();
+    args.f = c.f.data();
+    args.pe = c.sums[0].data();
+    args.virial = c.sums[1].data();
+    for (int k = 2; k < nsum; ++k) args.tensor[k - 2] = c.sums[k].data();
     args.params = params_.data();
     args.type_stride = ntp_;
     args.one_type = one_type;
     args.mixed = mixed;
+    args.energy = out.energy;
     TileFloats tiles;
     if (mixed) {
       if (float_params_.empty())
         for (const auto& p : params_) float_params_.push_back(narrow_params<Pot>(p));
       args.float_params = float_params_.data();
-      for (int d = 0; d < 3; ++d) {
-        c.tile[d].resize(static_cast<std::size_t>(nslot));
-        c.offset[d].resize(static_cast<std::size_t>(nslot));
-        args.tile[d] = c.tile[d].data();
-        args.offset[d] = c.offset[d].data();
-        c.partner_force[d].resize(static_cast<std::size_t>(nlslot));
-        args.partner_force[d] = c.partner_force[d].data();
-      }
+      c.pos32.resize(static_cast<std::size_t>(nslot * kClusterPackMixed));
+      c.partner_force.resize(static_cast<std::size_t>(nlslot * 3));
+      args.pos32 = c.pos32.data();
+      args.partner_force = c.partner_force.data();
       tiles = TileFloats::for_cutoff(max_cutoff_, a);
     }
     ClusterKernelFn<Pot> fn = &simd_fallback::cluster_kernel_of<Pot>;
@@ -171,19 +169,34 @@ class PairStyleImpl final : public PairStyle {
     constexpr double kFar = 1e30;
 #pragma omp parallel
     {
+      // Cluster by cluster, the double and the mixed form apart: a slot loop
+      // that tested `mixed` per value and floored per coordinate cost a
+      // quarter of the mixed Pair phase (32k in.lj).
+      const long ncl = cl.nclusters, nlcl = cl.nlocal_clusters;
 #pragma omp for schedule(static)
-      for (long s = 0; s < nslot; ++s) {
-        const int i = atom[s];
-        c.x[s] = i >= 0 ? a.x[i] : kFar;
-        c.y[s] = i >= 0 ? a.y[i] : kFar;
-        c.z[s] = i >= 0 ? a.z[i] : kFar;
-        c.type[s] = i >= 0 ? a.type[i] : 1;
-        if (mixed) {
-          const double p[3] = {c.x[s], c.y[s], c.z[s]};
-          for (int d = 0; d < 3; ++d) tiles.split(d, i >= 0, p[d], c.tile[d][s], c.offset[d][s]);
+      for (long k = 0; k < ncl; ++k) {
+        const int* ak = atom + k * S;
+        double p[3][S];
+        for (int l = 0; l < S; ++l) {
+          const int i = ak[l];
+          p[0][l] = i >= 0 ? a.x[i] : kFar;
+          p[1][l] = i >= 0 ? a.y[i] : kFar;
+          p[2][l] = i >= 0 ? a.z[i] : kFar;
+          c.type[static_cast<std::size_t>(k * S + l)] = i >= 0 ? a.type[i] : 1;
         }
-        if (s < nlslot) args.fx[s] = args.fy[s] = args.fz[s] = 0.0;
-        if (mixed && s < nlslot) args.partner_force[0][s] = args.partner_force[1][s] = args.partner_force[2][s] = 0.0f;
+        if (mixed) {
+          float* q = &c.pos32[static_cast<std::size_t>(k * kClusterPackMixed * S)];
+          for (int d = 0; d < 3; ++d)
+            for (int l = 0; l < S; ++l) tiles.split(d, ak[l] >= 0, p[d][l], q[d * S + l], q[(3 + d) * S + l]);
+        } else {
+          double* q = &c.xyz[static_cast<std::size_t>(k * kClusterPack * S)];
+          for (int d = 0; d < 3; ++d)
+            for (int l = 0; l < S; ++l) q[d * S + l] = p[d][l];
+        }
+        if (k < nlcl) {
+          std::fill_n(&c.f[static_cast<std::size_t>(k * 3 * S)], 3 * S, 0.0);
+          if (mixed) std::fill_n(&c.partner_force[static_cast<std::size_t>(k * 3 * S)], 3 * S, 0.0f);
+        }
       }
       for (int color = 0; color < kClusterColors; ++color) {
 #pragma omp for schedule(dynamic, 1)
@@ -193,9 +206,10 @@ class PairStyleImpl final : public PairStyle {
       for (long s = 0; s < nlslot; ++s) {
         const int i = atom[s];
         if (i < 0) continue;
-        double f[3] = {args.fx[s], args.fy[s], args.fz[s]};
+        const std::size_t at = static_cast<std::size_t>((s / S) * 3 * S + s % S);
+        double f[3] = {c.f[at], c.f[at + S], c.f[at + 2 * S]};
         if (mixed)
-          for (int d = 0; d < 3; ++d) f[d] += static_cast<double>(args.partner_force[d][s]);
+          for (int d = 0; d < 3; ++d) f[d] += static_cast<double>(c.partner_force[at + d * S]);
         out.write(i, f[0], f[1], f[2], args.pe[s], args.virial[s]);
         if (out.with_tensor()) {
           const double t[6] = {args.tensor[0][s], args.tensor[1][s], args.tensor[2][s],
@@ -249,16 +263,19 @@ class PairStyleImpl final : public PairStyle {
         offset = 0.0f;
         return;
       }
-      const double k = std::floor((v - lo[d]) * inv_w);
+      // v >= lo[d] (for_cutoff): truncation is the floor, without a call
+      // to floor() in this unit's baseline x86-64 code.
+      const double k = static_cast<double>(static_cast<long long>((v - lo[d]) * inv_w));
       centre = static_cast<float>((k + 0.5) * w);
       offset = static_cast<float>(v - (lo[d] + (k + 0.5) * w));
     }
   };
 
   struct ClusterScratch {
-    std::vector<float> tile[3], offset[3], partner_force[3];  // mixed precision only
-    std::vector<double> x, y, z, type;
-    std::vector<double> sums[11];  // fx fy fz pe virial, the tensor's six
+    std::vector<float> pos32, partner_force;  // mixed precision only, packed
+    std::vector<double> xyz, f;               // packed (cpu_cluster_kernel.hpp); xyz: double only
+    std::vector<double> type;
+    std::vector<double> sums[8];  // pe virial, the tensor's six
   };
   mutable ClusterScratch cluster_;
   mutable std::vector<typename Pot::template ParamsT<float>> float_params_;

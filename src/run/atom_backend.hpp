@@ -50,14 +50,16 @@ class AtomBackend {
   // Between rebuilds: the ghosts follow their sources.
   virtual void refresh_ghosts() = 0;
   // Every force of the list; what a force forwards between its passes goes
-  // to the ghosts as the refresh moves them.
-  virtual void compute_forces() = 0;
+  // to the ghosts as the refresh moves them. !energy: nothing reads this
+  // step's energies and virials, which the backend may then skip
+  // (KernelOutputs::energy); the forces are the same either way.
+  virtual void compute_forces(bool energy) = 0;
   // true: refresh_ghosts is left to refresh_and_compute_forces, which
   // overlaps it with the forces that need no ghost.
   virtual bool refreshes_with_forces() const { return false; }
-  virtual void refresh_and_compute_forces() {
+  virtual void refresh_and_compute_forces(bool energy) {
     refresh_ghosts();
-    compute_forces();
+    compute_forces(energy);
   }
 
   // This rank's local atoms, their count and id checksums, wherever they

@@ -35,12 +35,12 @@ void DeviceBackend::refresh_ghosts() {
     engine_.refresh_ghosts();
 }
 
-void DeviceBackend::compute_forces() {
+void DeviceBackend::compute_forces(bool) {
   engine_.compute_forces(exchange_.get());
   changed(false);
 }
 
-void DeviceBackend::refresh_and_compute_forces() {
+void DeviceBackend::refresh_and_compute_forces(bool) {
   engine_.refresh_and_compute(exchange_.get());
   changed(false);
 }

@@ -39,9 +39,10 @@ class DeviceBackend : public AtomBackend {
   void build_periodic_ghosts(const SubDomain&, double) override { periodic_ghosts_due_ = true; }
   void build_list(const SubDomain& sd, double reach, const std::vector<HaloExchange::Swap>& swaps) override;
   void refresh_ghosts() override;
-  void compute_forces() override;
+  // The device's kernels compute energies and virials on every step.
+  void compute_forces(bool energy) override;
   bool refreshes_with_forces() const override { return true; }
-  void refresh_and_compute_forces() override;
+  void refresh_and_compute_forces(bool energy) override;
 
   std::size_t nlocal() const override { return atoms_stale_ ? engine_.nlocal() : host_atoms_.nlocal; }
   IdSums local_id_sums() const override;

@@ -9,14 +9,15 @@ void HostBackend::refresh_ghosts() {
     ghosts_.update_positions(atoms_, box_);
 }
 
-void HostBackend::compute_forces() {
+void HostBackend::compute_forces(bool energy) {
   double* tensor[6] = {};
   for (int c = 0; c < 6 && virial_tensor_; ++c) {
     tensor_[c].resize(atoms_.nlocal);  // allocates only when the local count changed
     tensor[c] = tensor_[c].data();
   }
   forces_.compute(
-      atoms_, list_, [this](const std::string& q) { forward_to_ghosts(q); }, virial_tensor_ ? tensor : nullptr);
+      atoms_, list_, [this](const std::string& q) { forward_to_ghosts(q); }, virial_tensor_ ? tensor : nullptr,
+      energy);
 }
 
 void HostBackend::set_virial_tensor(bool on) {

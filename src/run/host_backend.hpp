@@ -43,7 +43,7 @@ class HostBackend final : public AtomBackend {
       builder_.build(atoms_, sd, reach, list_, half_);
   }
   void refresh_ghosts() override;
-  void compute_forces() override;
+  void compute_forces(bool energy) override;
   std::size_t nlocal() const override { return atoms_.nlocal; }
   void set_virial_tensor(bool on) override;
   TensorSums tensor_sums() const override;

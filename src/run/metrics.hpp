@@ -24,6 +24,7 @@ class MetricsWriter : public StepHook {
   MetricsWriter(const MetricsWriter&) = delete;
   MetricsWriter& operator=(const MetricsWriter&) = delete;
   bool after_step(const Simulation& sim, bool last) override;
+  bool reads_energy(long, bool) const override { return false; }
 
  private:
   void write(const Simulation& sim);

@@ -16,6 +16,7 @@ class Progress : public StepHook {
   // plain lines (a live line redraws twice a second).
   Progress(Mode mode, long first_step, long last_step, long long natoms, double every_seconds);
   bool after_step(const Simulation& sim, bool last) override;
+  bool reads_energy(long, bool) const override { return false; }
   // Clears a live line before the summary is printed.
   void finish();
 
@@ -41,6 +42,11 @@ class StepHooks : public StepHook {
     for (StepHook* h : hooks_)
       if (h) go_on = h->after_step(sim, last) && go_on;
     return go_on;
+  }
+  bool reads_energy(long step, bool last) const override {
+    for (const StepHook* h : hooks_)
+      if (h && h->reads_energy(step, last)) return true;
+    return false;
   }
 
  private:

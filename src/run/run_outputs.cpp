@@ -396,6 +396,10 @@ void RunOutputs::initial(const Simulation& sim) {
   if (analysis_) sample_analysis(sim);
 }
 
+bool RunOutputs::reads_energy(long step, bool) const {
+  return deck_.trajectory.enabled() && step % deck_.trajectory.every == 0;
+}
+
 bool RunOutputs::after_step(const Simulation& sim, bool last) {
   const long step = sim.step();
   if (deck_.trajectory.enabled() && step % deck_.trajectory.every == 0) write_frame(sim);

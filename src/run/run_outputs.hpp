@@ -29,6 +29,8 @@ class RunOutputs : public StepHook {
   // The state before the first step of a fresh run (trajectory frame 0).
   void initial(const Simulation& sim);
   bool after_step(const Simulation& sim, bool last) override;
+  // An H5MD frame's observables only; the other outputs read no energy.
+  bool reads_energy(long step, bool last) const override;
   // The final checkpoint, unless this step already has one.
   void finish(const Simulation& sim);
 

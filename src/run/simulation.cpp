@@ -350,10 +350,18 @@ DeviceEngine::HaloOverlap Simulation::halo_overlap() const {
   return device_ ? device_->halo_overlap() : DeviceEngine::HaloOverlap{};
 }
 
-void Simulation::compute_forces() {
+void Simulation::compute_forces(bool energy) {
   tensor_step_ = virial_tensor_ ? step_ : -1;
-  backend_->compute_forces();
+  energy_current_ = energy;
+  backend_->compute_forces(energy);
   check_forces();
+}
+
+void Simulation::check_energy_current(const char* reader) const {
+  if (!energy_current_)
+    throw std::logic_error(fmt::format("{}: the forces of step {} were computed without energies and virials (a "
+                                       "StepHook reads them on a step its reads_energy() left out)",
+                                       reader, step_));
 }
 
 // The barostats' view of this simulation (integrate/nose_hoover_mtk.hpp).
@@ -363,6 +371,7 @@ class Simulation::Cell final : public CellControl {
   const Box& box() const override { return s_.box_; }
   void move_box(const Box& to) override { s_.move_box(to); }
   double virial_trace() const override {
+    s_.check_energy_current("virial_trace");
     const ThermoSums t = s_.device_ ? s_.device_->sums() : sum_thermo(s_.atoms_);
     double w = t.virial;
     s_.comm_.sum_in_rank_order(&w, 1);
@@ -581,12 +590,14 @@ struct Simulation::Stepping {
     if (ghosts_pending) {
       ghosts_pending = false;
       s.tensor_step_ = s.virial_tensor_ ? s.step_ : -1;
-      s.backend_->refresh_and_compute_forces();
+      s.energy_current_ = energy;
+      s.backend_->refresh_and_compute_forces(energy);
       return s.check_forces();
     }
-    s.compute_forces();
+    s.compute_forces(energy);
   }
   bool ghosts_pending = false;
+  bool energy = true;  // this step's forces give energies and virials (Simulation::run)
   void post_force() {
     s.timers_.next(Phase::kIntegrate);
     if (s.device_)
@@ -627,8 +638,13 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
     }
   } account{*this, first, t0};
   Stepping stepping{*this};
+  // Energies and virials only on the steps that read them: thermo (after
+  // the last step too, which callers read), a barostat (every step), a hook.
+  const bool box_moves = deck_.integrator.moves_box();
   while (step_ < last) {
     ++step_;
+    stepping.energy =
+        box_moves || thermo_due(step_, every, last) || (hook && hook->reads_energy(step_, step_ == last));
     verlet_step(stepping);
     timers_.next(Phase::kOutput);
     if (out && thermo_due(step_, every, last)) out->write(thermo());
@@ -638,6 +654,7 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
 }
 
 ThermoValues Simulation::thermo() const {
+  check_energy_current("thermo");
   settle_motion();
   // On a device only the three sums cross to the host.
   ThermoSums s = device_ ? device_->sums() : sum_thermo(atoms_);

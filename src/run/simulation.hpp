@@ -35,6 +35,14 @@ class StepHook {
   // `last`: the final step of this run() call. Returns false to stop the
   // run after this step.
   virtual bool after_step(const Simulation& sim, bool last) = 0;
+  // Whether after_step(step) reads energies or virials (thermo(), an H5MD
+  // frame's observables), asked before the step's forces: on the steps no
+  // one asks for, the CPU's pair kernels skip them. Simulation::thermo()
+  // throws if a hook reads them on a step it said it would not.
+  virtual bool reads_energy(long step, bool last) const {
+    (void)step, (void)last;
+    return true;
+  }
 };
 
 // One simulation on one rank: the state and the step loop. Everything the
@@ -90,6 +98,9 @@ class Simulation {
   // interval and after the last step; `hook` may stop it early.
   void run(long n, ThermoWriter* out, StepHook* hook = nullptr);
 
+  // Collective. Throws std::logic_error when this step's forces were
+  // computed without energies (a StepHook that reads them on a step its
+  // reads_energy() left out).
   ThermoValues thermo() const;
   // From the next force computation on, the forces also give the per-atom
   // virial tensor (a third more pair arithmetic), for pressure_tensor():
@@ -155,8 +166,9 @@ class Simulation {
   // remaps them. Collective with several ranks.
   void set_box(const Box& box);
 
-  // Recomputes forces for the current positions (tests, after editing atoms).
-  void compute_forces();
+  // Recomputes forces for the current positions (tests, after editing
+  // atoms); !energy: forces only, thermo() refused until the next forces.
+  void compute_forces(bool energy = true);
   // Neighbour-list builds so far (on either backend, without a copy).
   long neighbor_builds() const { return device_ ? device_->builds() : nlist_.builds; }
 
@@ -290,6 +302,10 @@ class Simulation {
   std::vector<BondedCoeffs> bond_coeffs_, angle_coeffs_;
   bool virial_tensor_ = false;
   long tensor_step_ = -1;  // the step whose forces wrote the virial tensor
+  // Whether the last forces gave energies and virials (the run loop asks
+  // for them only on steps that read them: thermo, barostat, hooks).
+  bool energy_current_ = true;
+  void check_energy_current(const char* reader) const;
   long steps_run_ = 0;
   double loop_seconds_ = 0;
   bool ready_ = false;

@@ -386,7 +386,80 @@ void check_cluster_mixed(bool two_types) {
   }
 }
 
+// Forces only (PassOptions::energy false, the steps that read no energy):
+// on every layout and in every variant, the forces are bitwise those of the
+// same kernel with energies, energy and virial stored as zero, or left as
+// they were by a later force of the list (accumulate).
+template <class Pot>
+void check_forces_only(bool two_types) {
+  INFO(Pot::name << (two_types ? ", two types" : ", one type"));
+  const std::unique_ptr<Simulation> made = random_system(two_types, 6);
+  Simulation& sim = *made;
+  const AtomStore& atoms = sim.atoms();
+  NeighborList half, cl;
+  VerletBuilder().build(atoms, SubDomain::whole(sim.box()), sim.reach(), half, true);
+  ClusterListBuilder().build(atoms, SubDomain::whole(sim.box()), sim.reach(), cl);
+  const auto style = make_style<Pot>();
+  struct Layout {
+    const char* name;
+    const NeighborList& list;
+    bool mixed;
+  };
+  for (const Layout& l : {Layout{"full", sim.neighbor_list(), false}, Layout{"half", half, false},
+                          Layout{"clusters", cl, false}, Layout{"clusters, mixed", cl, true}})
+    for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+      if (!simd_supported(level)) continue;
+      INFO(l.name << ", " << simd_name(level));
+      PassOptions opt;
+      opt.mixed = l.mixed;
+      AtomStore with = atoms;
+      style.compute_with(with, l.list, level, opt);
+      const Result e = result_of(with);
+      opt.energy = false;
+      AtomStore only = atoms;
+      std::fill(only.pe.begin(), only.pe.end(), 7.0);  // stored over
+      std::fill(only.virial.begin(), only.virial.end(), 7.0);
+      style.compute_with(only, l.list, level, opt);
+      Result f = result_of(only);
+      CHECK(f.fx == e.fx);
+      CHECK(f.fy == e.fy);
+      CHECK(f.fz == e.fz);
+      double pe = 0, w = 0, pe_with = 0;
+      for (std::size_t i = 0; i < atoms.nlocal; ++i) {
+        pe += std::abs(f.pe[i]);
+        w += std::abs(f.virial[i]);
+        pe_with += std::abs(e.pe[i]);
+      }
+      CHECK(pe == 0);
+      CHECK(w == 0);
+      CHECK(pe_with > 0);
+      // A later force of the list adds the same forces as with energies,
+      // and no energy or virial.
+      opt.accumulate = true;
+      AtomStore later = with;
+      style.compute_with(later, l.list, level, opt);
+      opt.energy = true;
+      style.compute_with(with, l.list, level, opt);
+      f = result_of(later);
+      const Result g = result_of(with);
+      CHECK(f.fx == g.fx);
+      CHECK(f.fy == g.fy);
+      CHECK(f.fz == g.fz);
+      CHECK(f.pe == e.pe);
+      CHECK(f.virial == e.virial);
+      CHECK(g.pe != e.pe);
+    }
+}
+
 }  // namespace
+
+TEST_CASE("forces only: every layout and variant gives the same forces bitwise, no energy or virial",
+          "[simd]") {
+  check_forces_only<LJCut>(true);
+  check_forces_only<LJCut>(false);
+  check_forces_only<LJSmoothLinear>(true);
+  check_forces_only<Morse>(true);
+}
 
 TEST_CASE("half lists: each pair once, the full list's forces, any thread count bitwise", "[simd][neighbor]") {
   check_half<LJCut>(true);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -36,6 +37,73 @@ TEST_CASE("thermo CSV numbers read back bit-exact", "[thermo]") {
     CHECK(csv["ke"][k] == seen[k].ke);
     CHECK(csv["etotal"][k] == seen[k].etotal);
     CHECK(csv["press"][k] == seen[k].press);
+  }
+}
+
+namespace {
+// Reads thermo() after the steps in `reads` and says so (reads_energy), or
+// reads it after `stray` too without saying so.
+class ThermoReader : public StepHook {
+ public:
+  ThermoReader(std::vector<long> reads, long stray = -1) : reads_(std::move(reads)), stray_(stray) {}
+  bool reads_energy(long step, bool) const override {
+    return std::find(reads_.begin(), reads_.end(), step) != reads_.end();
+  }
+  bool after_step(const Simulation& sim, bool) override {
+    if (reads_energy(sim.step(), false) || sim.step() == stray_) seen.push_back(sim.thermo());
+    return true;
+  }
+  std::vector<ThermoValues> seen;
+
+ private:
+  std::vector<long> reads_;
+  long stray_;
+};
+}  // namespace
+
+// The pair kernels skip energies and virials on the steps nothing reads
+// (thermo, a hook, a barostat): the run and every value read are bitwise
+// those of a run that computes them at every step, on each CPU layout, and a
+// read the step did not announce is refused rather than given stale.
+TEST_CASE("energies only on the steps that read them: the same run bitwise, a stale read refused", "[thermo]") {
+  for (const char* layout : {"full", "half", "clusters"}) {
+    INFO(layout);
+    Deck d = test::deck_from(test::lj_lattice_yaml(5, 1.44, 30, "{style: nve, dt: 0.005}"));
+    d.thermo.every = 10;
+    if (std::string(layout) == "half") d.neighbor.list = "half";
+    if (std::string(layout) == "clusters") d.neighbor.layout = "clusters";
+    std::vector<long> every_step(30);
+    for (long k = 0; k < 30; ++k) every_step[k] = k + 1;
+    Simulation all(d), some(d);
+    all.setup();
+    some.setup();
+    ThermoReader reads_all(every_step), reads_some({5, 17});
+    all.run(30, nullptr, &reads_all);
+    some.run(30, nullptr, &reads_some);
+    REQUIRE(reads_some.seen.size() == 2);
+    for (const ThermoValues& t : reads_some.seen) {
+      const ThermoValues& a = reads_all.seen[static_cast<std::size_t>(t.step - 1)];
+      CHECK(t.pe == a.pe);
+      CHECK(t.press == a.press);
+      CHECK(t.etotal == a.etotal);
+    }
+    CHECK(some.thermo().pe == all.thermo().pe);  // the last step: always
+    CHECK(some.thermo().press == all.thermo().press);
+    const AtomStore &x = all.atoms(), &y = some.atoms();
+    CHECK(x.x == y.x);
+    CHECK(x.vx == y.vx);
+    CHECK(x.fx == y.fx);
+    // Without thermo or hook, steps 1-9 have no energies: a hook that reads
+    // one unannounced is stopped at once, naming the step.
+    Simulation stray(d);
+    stray.setup();
+    ThermoReader reader({}, 4);
+    try {
+      stray.run(30, nullptr, &reader);
+      FAIL("a stale energy read went through");
+    } catch (const std::logic_error& e) {
+      CHECK(std::string(e.what()).find("step 4") != std::string::npos);
+    }
   }
 }
 
