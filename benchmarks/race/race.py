@@ -125,16 +125,22 @@ def check(args):
     if na is None:
         print("FAILED\n  " + "\n  ".join(msgs))
         return 1
+    # Tessera's mixed precision (float pair math, double sums): GROMACS
+    # mixed's statistical single-precision bound for PE and pressure.
+    mixed = args.tessera_precision == "mixed"
     pe, press, tol_pe, tol_p = lattice_step0(phys, na)
+    tpe, tpress, ttol_pe, ttol_p = lattice_step0(phys, na, GMX_EPS["mixed"], random_walk=True) if mixed else \
+        (pe, press, tol_pe, tol_p)
     t0 = float(phys["temp"])
     # Both rescale velocities to exactly T0; what is left is the round-off of
     # summing N kinetic terms, twice (rescale, then thermo).
     tol_t = max(1e-12, 2 * na * EPS)
     rows = []
-    for name, v in (("Tessera", t), ("LAMMPS", lm)):
+    for name, v, (p_, pr_, tp_, tpr_) in (("Tessera" + (" mixed" if mixed else ""), t, (tpe, tpress, ttol_pe, ttol_p)),
+                                          ("LAMMPS", lm, (pe, press, tol_pe, tol_p))):
         rows += [(f"{name} temp vs target", v["temp"], t0, tol_t),
-                 (f"{name} pe/atom vs lattice sum", v["pe"], pe, tol_pe),
-                 (f"{name} press vs lattice sum", v["press"], press, tol_p)]
+                 (f"{name} pe/atom vs lattice sum", v["pe"], p_, tp_),
+                 (f"{name} press vs lattice sum", v["press"], pr_, tpr_)]
     for name, a, b, tol in rows:
         rel = abs(a - b) / max(abs(b), 1.0)
         good = rel <= tol
@@ -151,6 +157,8 @@ def check(args):
 GMX_EPS = {"double": EPS, "mixed": 2.0 ** -24}
 GMX_LAYOUTS = {"tmpi": "thread-MPI ranks of 1 OpenMP thread", "omp": "1 rank of OpenMP threads"}
 GMX_ENGINES = [f"gmx_{p}_{lay}" for p in GMX_EPS for lay in GMX_LAYOUTS]
+# Tessera's other layouts (run.sh --tessera-also) as engine tags.
+TESSERA_ALSO = ["tessera_clusters", "tessera_mixed"]
 
 
 def gro(args):
@@ -278,7 +286,8 @@ def report(args):
             runs.setdefault((r["case"], r["engine"]), []).append(n * s / float(r["loop_s"]))
             atoms[r["case"]], steps[r["case"]] = n, s
     cases = list(atoms)
-    label = {"tessera": "Tessera", **{e: f"LAMMPS {VARIANTS[e][0]}" for e in VARIANTS},
+    label = {"tessera": "Tessera", **{e: f"Tessera {e.split('_')[1]}" for e in TESSERA_ALSO},
+             **{e: f"LAMMPS {VARIANTS[e][0]}" for e in VARIANTS},
              **{e: "GROMACS " + " ".join(e.split("_")[1:]) for e in GMX_ENGINES}}
     med = {k: statistics.median(v) for k, v in runs.items()}
     spread = {k: f"{min(v):.3e} .. {max(v):.3e}" for k, v in runs.items()}
@@ -302,6 +311,11 @@ def report(args):
     peer = {c: max(([best[c]] if c in best else []) + ([gbest["double"][c]] if c in gbest["double"] else []),
                    key=lambda e: med[(c, e)])
             for c in cases if c in best or c in gbest["double"]}
+    # Tessera's other layouts (run.sh --tessera-also), where they ran; its
+    # best double is the faster of rows and clusters.
+    also = [e for e in TESSERA_ALSO if any(k[1] == e for k in runs)]
+    tbest = {c: max([e for e in ("tessera", "tessera_clusters") if (c, e) in runs], key=lambda e: med[(c, e)])
+             for c in cases}
     layout = lambda e: e.split("_")[-1]
     phys = {c: dict(kv.split("=", 1) for kv in open(f"{args.scratch}/{c}/physics").read().split()) for c in cases}
     style = lambda c: phys[c]["style"]
@@ -316,26 +330,42 @@ def report(args):
                "best GROMACS double and GROMACS mixed the fastest median of its layouts (tmpi: "
                f"`-ntmpi {args.cores} -ntomp 1`; omp: `-ntmpi 1 -ntomp {args.cores}`); ratio = Tessera / the "
                "fastest double-precision peer, best LAMMPS or best GROMACS double (> 1: Tessera faster). "
-               "GROMACS mixed precision stands beside the ratio, not in it: Tessera's CPU mixed "
-               "precision (`neighbor.layout: clusters` with `precision: mixed`) is not raced yet, being "
-               "slower than its double rows so far (benchmarks/NOTES.md). GROMACS runs the LJ lattice cases only (—: not run): it has no "
+               "GROMACS mixed precision stands beside the ratio, not in it"
+               + (": Tessera's CPU mixed precision (`neighbor.layout: clusters` with `precision: mixed`) "
+                  "is not raced here (run.sh --tessera-also mixed races it). " if "tessera_mixed" not in also else
+                  ", with its own ratio, Tessera mixed (`neighbor.layout: clusters` with `precision: mixed`) / "
+                  "GROMACS mixed. ")
+               + "GROMACS runs the LJ lattice cases only (—: not run): it has no "
                "Morse or EAM pair potential, and no list rebuilt on a distance check, which the chain "
                "case uses."), ""]
+    if also:
+        out[-2] += (" Tessera is its default rows; Tessera clusters (`neighbor.layout: clusters`) and Tessera "
+                    "mixed run the lattice cases too, and the double ratio takes Tessera's faster double "
+                    "layout (named in brackets when it is clusters).")
     if not gmx:
         out += ["| case | style | atoms | steps | Tessera | best LAMMPS | variant | ratio |",
                 "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"]
     else:
-        out += ["| case | style | atoms | steps | Tessera | best LAMMPS | variant | best GROMACS double | layout "
-                "| ratio (Tessera / best double peer) | GROMACS mixed | layout |",
-                "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | ---: | --- |"]
+        out += ["| case | style | atoms | steps | Tessera |" + "".join(f" {label[e]} |" for e in also)
+                + " best LAMMPS | variant | best GROMACS double | layout "
+                "| ratio (Tessera / best double peer) | GROMACS mixed | layout |"
+                + (" mixed ratio (Tessera mixed / GROMACS mixed) |" if "tessera_mixed" in also else ""),
+                "| --- | --- | ---: | ---: | ---: |" + " ---: |" * len(also)
+                + " ---: | --- | ---: | --- | ---: | ---: | --- |" + (" ---: |" if "tessera_mixed" in also else "")]
     for c in cases:
         b = best.get(c)
-        row = f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {med[(c, 'tessera')]:.3e} | " + \
+        row = f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {med[(c, 'tessera')]:.3e} |" + \
+              "".join(f" {med[(c, e)]:.3e} |" if (c, e) in runs else " — |" for e in also) + " " + \
               (f"{med[(c, b)]:.3e} | {variant(c, b)} |" if b else "— (every variant failed) | — |")
         gcell = lambda g: f" {med[(c, g)]:.3e} | {layout(g)} |" if g else " — | — |"
         row += gcell(gbest["double"].get(c)) if gmx else ""
-        row += f" {med[(c, 'tessera')] / med[(c, peer[c])]:.2f} |" if c in peer else " — |"
+        tb = tbest[c]
+        row += (f" {med[(c, tb)] / med[(c, peer[c])]:.2f}{' (clusters)' if tb != 'tessera' else ''} |"
+                if c in peer else " — |")
         row += gcell(gbest["mixed"].get(c)) if gmx else ""
+        if gmx and "tessera_mixed" in also:
+            g = gbest["mixed"].get(c)
+            row += f" {med[(c, 'tessera_mixed')] / med[(c, g)]:.2f} |" if g and (c, "tessera_mixed") in runs else " — |"
         out.append(row)
     if failures:
         out += ["", "LAMMPS variants that failed, left out of that case from the failing repetition on:", "",
@@ -344,7 +374,7 @@ def report(args):
     out += ["", "All runs (median, min .. max, atom-steps/s):", "",
             "| case | engine | median | min .. max |", "| --- | --- | ---: | --- |"]
     for c in cases:
-        for e in ("tessera", *lammps, *gmx):
+        for e in ("tessera", *also, *lammps, *gmx):
             if (c, e) in runs:
                 out.append(f"| {c} | {label[e]} | {med[(c, e)]:.3e} | {spread[(c, e)]} |")
 
@@ -368,7 +398,8 @@ def report(args):
             *[f"  - {c}: " + ", ".join(f"{k} {v}" for k, v in phys[c].items()) for c in cases],
             "- Same physics, checked before timing (a 20-step run of each engine) and again on every timed "
             "run: atom count, neighbour-list builds, and the step-0 temperature (vs T0), PE per atom and "
-            "pressure (vs the exact lattice sums) of both engines, to round-off."]
+            "pressure (vs the exact lattice sums) of both engines, to round-off"
+            + (" (Tessera mixed: to the statistical single-precision bound)." if "tessera_mixed" in also else ".")]
     if gmx:
         out += ["- GROMACS units: sigma = 1 nm, epsilon = 1 kJ/mol, mass = 1 u, so tau = 1 ps, dt = 0.005 ps, "
                 "T0 = 1.44 / k_B = 173.19 K (GROMACS's k_B, 0.0083144626181532 kJ/mol/K); one atom type "
@@ -383,12 +414,21 @@ def report(args):
                 f"time from `mdrun -resetstep 20` to the end, the same number of steps and list builds as "
                 "the other engines, after one untimed list period."]
     out += ["", "Commands:", "", "```", args.command,
-            f"cd $CASE && {args.tessera_cmd}", f"cd $CASE && {args.lammps_cmd}",
+            f"cd $CASE && {args.tessera_cmd}",
+            *([f"cd $CASE && {args.tessera_cmd.replace('tessera.yaml', e + '.yaml')}   # {e}.yaml: tessera.yaml "
+               "with `layout: clusters` in `neighbor`" + (", and `precision: mixed`" if e == "tessera_mixed" else "")
+               for e in also]),
+            f"cd $CASE && {args.lammps_cmd}",
             *([f"cd $CASE && {args.gromacs_cmd}"] if gmx else []), "```", "",
             "Logs and inputs: a temporary folder, not kept (run.sh names it when it starts).", ""]
 
     png = os.path.splitext(args.out)[0] + ".png"
-    series = [("Tessera", dict(color="C0", lw=2.2, marker="o"), {c: "tessera" for c in cases}, True),
+    series = [("Tessera", dict(color="C0", lw=2.2, marker="o"), {c: "tessera" for c in cases}, True)]
+    series += [(label[e], kw, {c: e for c in cases if (c, e) in runs}, False)
+               for e, kw in (("tessera_clusters", dict(color="C0", lw=1.2, ls=":", marker="o", alpha=0.7)),
+                             ("tessera_mixed", dict(color="C0", lw=1.2, ls="--", marker="X", alpha=0.7)))
+               if e in also]
+    series += [
               (f"LAMMPS (best of {'/'.join(VARIANTS[e][0] for e in lammps)})",
                dict(color="C3", lw=2.2, marker="s"), best, True)]
     dashes = [":", "--", "-.", (0, (1, 3))]
@@ -453,6 +493,8 @@ def main():
     c.add_argument("--tessera", required=True, help="path prefix TAG of TAG.csv and TAG.log")
     c.add_argument("--lammps", required=True, help="LAMMPS log file")
     c.add_argument("--physics", required=True, help="run.sh's key=value file: style density temp cutoff coeffs")
+    c.add_argument("--tessera-precision", default="double", choices=["double", "mixed"],
+                   help="mixed: Tessera's PE and pressure against the single-precision bound")
     g = sub.add_parser("gro", help="write run.sh's fcc lattice as a GROMACS .gro file")
     for a in ("density", "cells", "out"):
         g.add_argument("--" + a, required=True)

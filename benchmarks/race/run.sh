@@ -18,6 +18,10 @@ Usage: benchmarks/race/run.sh [options]
   --tessera-ranks run Tessera as N MPI ranks of 1 thread each, as LAMMPS runs,
                   instead of 1 process of N threads
   --tessera BIN   Tessera binary (default: <repo>/build/src/app/tessera)
+  --tessera-also LIST  more Tessera engines on the lattice cases (32k ... 16M, morse),
+                  comma-separated from: clusters (neighbor.layout: clusters, double),
+                  mixed (clusters with precision: mixed) (default: none; the
+                  default rows always run)
   --out FILE      results file, .md; the plot goes beside it as .png
                   (default: benchmarks/results/race-<date>-<cores>core.md)
   --steps N       override every case's step count (quick checks; a multiple of 20
@@ -54,6 +58,7 @@ variants="plain,opt"
 gmx_precisions="double,mixed"
 gmx_cache="${TESSERA_CPU_PEERS_CACHE:-$(cd "$repo/.." && pwd)/.cache/tessera-cpu-peers}"
 tessera="$repo/build/src/app/tessera"
+also=""
 while [ $# -gt 0 ]; do
   case "$1" in --dry-run|--tessera-ranks|-h|--help) ;; *) [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; exit 2; } ;; esac
   case "$1" in
@@ -61,6 +66,7 @@ while [ $# -gt 0 ]; do
     --reps) reps="$2"; shift 2 ;;
     --cores) cores="$2"; shift 2 ;;
     --tessera) tessera="$2"; shift 2 ;;
+    --tessera-also) also="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --steps) steps="$2"; shift 2 ;;
     --lammps-variants) variants="$2"; shift 2 ;;
@@ -93,6 +99,14 @@ for v in ${variants//,/ }; do
   engines+=("${vtag[$v]}")
 done
 [ ${#engines[@]} -gt 0 ] || die "--lammps-variants is empty"
+# More Tessera engines (tags tessera_<layout>, race.py) on the lattice cases,
+# each from the case's tessera.yaml with the layout's keys added.
+tessera_also=()
+for t in ${also//,/ }; do
+  case "$t" in clusters|mixed) tessera_also+=("tessera_$t") ;; *) die "unknown --tessera-also '$t' (choose from: clusters, mixed)" ;; esac
+done
+lattice_cases=" 32k 256k 2M 16M morse "
+also_in() { [[ "$lattice_cases" == *" $1 "* ]] && echo "${tessera_also[@]}"; }  # case
 
 # GROMACS: per precision its binary in the cpu-peers cache, and the engine tags
 # gmx_<precision>_<layout> of the timings (race.py). It runs the LJ lattice cases
@@ -147,8 +161,9 @@ mem_kb=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
 printf "%-6s %10s %6s %12s %8s\n" case atoms steps est.minutes est.GB
 for c in "${cases[@]}"; do
   n=${cells[$c]}; atoms=$((4 * n * n * n)); s=${steps:-${nsteps[$c]}}
-  nrun=$((1 + ${#engines[@]})); ncheck=2; ng=0
-  [[ " ${gmx_here[*]} " != *" $c "* ]] || { ng=$((${#gmx_run[@]} * nlay)); ncheck=$((2 + 3 * ${#gmx_run[@]})); }
+  nalso=$(wc -w <<< "$(also_in "$c")")
+  nrun=$((1 + nalso + ${#engines[@]})); ncheck=$((2 + nalso)); ng=0
+  [[ " ${gmx_here[*]} " != *" $c "* ]] || { ng=$((${#gmx_run[@]} * nlay)); ncheck=$((ncheck + 3 * ${#gmx_run[@]})); }
   secs=$(( (reps * (nrun * s + ng * (s + 20)) + 20 * ncheck) * atoms / (3000000 * cores) \
            + (reps * (nrun + ng) + ncheck) * atoms * 6 / 1000000 ))
   est_total=$(( est_total + secs ))
@@ -207,6 +222,11 @@ run: {steps: $s}
 output:
   thermo: {every: 0, file: tessera.thermo.csv}
 EOF
+  local t
+  for t in $(also_in "$c"); do
+    sed 's/check: false}/check: false, layout: clusters}/' "$dir/tessera.yaml" > "$dir/$t.yaml"
+    [ "$t" != tessera_mixed ] || echo "precision: mixed" >> "$dir/$t.yaml"
+  done
   cat > "$dir/lammps.in" <<EOF
 units           lj
 atom_style      atomic
@@ -296,8 +316,8 @@ EOF
 # Each run leaves its stdout/log in $dir/<tag>.log; Tessera's CSV is renamed to match.
 tessera_run=(env OMP_NUM_THREADS="$cores" "$tessera" run tessera.yaml --threads "$cores")
 [ "$tranks" = 0 ] || tessera_run=(env OMP_NUM_THREADS=1 "${mpi[@]}" "$tessera" run tessera.yaml --threads 1)
-run_tessera() {  # dir tag
-  (cd "$1" && "${tessera_run[@]}" > "$2.log" 2>&1 \
+run_tessera() {  # dir tag [deck, default tessera.yaml]
+  (cd "$1" && "${tessera_run[@]/#tessera.yaml/${3:-tessera.yaml}}" > "$2.log" 2>&1 \
      && mv tessera.thermo.csv "$2.csv") || { tail -n 5 "$1/$2.log" >&2; die "Tessera failed in $1"; }
 }
 run_lammps() {  # dir tag [switches...]
@@ -349,9 +369,10 @@ gmx_check() {  # dir tag precision case; prints race.py's table, or dies showing
   echo "$report"
 }
 
-check() {  # dir tessera-tag lammps-tag; prints race.py's table, or dies showing it
+check() {  # dir tessera-tag lammps-tag [precision]; prints race.py's table, or dies showing it
   local report
-  report="$("$python" "$here/race.py" check --tessera "$1/$2" --lammps "$1/$3.log" --physics "$1/physics")" \
+  report="$("$python" "$here/race.py" check --tessera "$1/$2" --lammps "$1/$3.log" --physics "$1/physics" \
+    --tessera-precision "${4:-double}")" \
     || { echo "$report" >&2; die "$1: $2 vs $3: not the same physics (see above)"; }
   echo "$report"
 }
@@ -363,6 +384,10 @@ for c in "${cases[@]}"; do
   run_tessera "$scratch/$c/check" tessera
   run_lammps "$scratch/$c/check" lammps
   echo -n "run.sh: $c same physics: "; check "$scratch/$c/check" tessera lammps
+  for t in $(also_in "$c"); do
+    run_tessera "$scratch/$c/check" "$t" "$t.yaml"
+    echo -n "run.sh: $c same physics, $t: "; check "$scratch/$c/check" "$t" lammps "$([ "$t" = tessera_mixed ] && echo mixed || echo double)"
+  done
   [[ " ${gmx_here[*]} " == *" $c "* ]] || continue
   for p in "${gmx_run[@]}"; do
     gmx_grompp "$scratch/$c/check" "$p"
@@ -391,6 +416,7 @@ for c in "${cases[@]}"; do
   fi
   for r in $(seq "$reps"); do
     run_tessera "$dir" "tessera-$r"
+    for t in $(also_in "$c"); do run_tessera "$dir" "$t-$r" "$t.yaml"; done
     for v in ${variants//,/ }; do
       [ -z "${failed[$c:${vtag[$v]}]:-}" ] || continue
       # shellcheck disable=SC2086  # a variant's switches are words
@@ -403,11 +429,15 @@ for c in "${cases[@]}"; do
       run_gromacs "$dir" "$p" "$l" "$g-$r"
     done
     for e in "${ran[@]}"; do check "$dir" "tessera-$r" "$e-$r" > /dev/null; done  # same physics each run
+    for t in $(also_in "$c"); do
+      [ ${#ran[@]} -eq 0 ] || check "$dir" "$t-$r" "${ran[0]}-$r" "$([ "$t" = tessera_mixed ] && echo mixed || echo double)" > /dev/null
+    done
     for g in "${gtags[@]}"; do
       IFS=_ read -r _ p _ <<< "$g"
       gmx_check "$dir" "$g-$r" "$p" "$c" > /dev/null
     done
-    for e in tessera "${ran[@]}" "${gtags[@]}"; do
+    # shellcheck disable=SC2046  # also_in's tags are words
+    for e in tessera $(also_in "$c") "${ran[@]}" "${gtags[@]}"; do
       if [[ "$e" == gmx_* ]]; then timing="$("$python" "$here/race.py" gromacs-loop --log "$dir/$e-$r.log")" || die "$dir/$e-$r.log: no timing"
       else timing="$(loop_of "$dir/$e-$r.log")"; fi
       read -r t st at <<< "$timing"

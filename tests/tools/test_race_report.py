@@ -2,7 +2,8 @@
 """benchmarks/race/race.py report on made-up timings: a LAMMPS variant that
 failed in one case (run.sh's failures.tsv) is left out of that case's best,
 listed with its error, and still counts in the cases where it ran; a case
-where every variant failed gets no ratio instead of a crash."""
+where every variant failed gets no ratio instead of a crash; Tessera's other
+layouts get their columns and ratios."""
 import os
 import subprocess
 import sys
@@ -10,6 +11,18 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RACE = os.path.join(HERE, "..", "..", "benchmarks", "race", "race.py")
+
+
+def verdict(checks, text, what):
+    """0 when every (ok, why) holds, else 1 after printing the failures and the report."""
+    bad = [why for ok, why in checks if not ok]
+    for why in bad:
+        print("FAIL:", why)
+    if bad:
+        print(text)
+        return 1
+    print(f"race.py report: {what}; ok")
+    return 0
 
 
 def main():
@@ -66,15 +79,49 @@ def main():
             (not any("made up | with" in line for line in failures), "a bar in an error broke the table"),
             (os.path.exists(os.path.join(d, "race.png")), "no plot"),
         ]
-        bad = [why for ok, why in checks if not ok]
-        for why in bad:
-            print("FAIL:", why)
-        if bad:
-            print(text)
+        return verdict(checks, text, "failed variants left out and listed")
+
+
+def layouts():
+    """Tessera's other layouts (run.sh --tessera-also) beside GROMACS: their
+    columns, the double ratio from Tessera's faster double layout (named),
+    and the mixed ratio against GROMACS mixed."""
+    with tempfile.TemporaryDirectory(prefix=f"race-layouts-{os.getpid()}-") as d:
+        times = {"tessera": 1.0, "tessera_clusters": 0.8, "tessera_mixed": 0.7, "omp": 2.0,
+                 "gmx_double_tmpi": 1.2, "gmx_double_omp": 1.3, "gmx_mixed_tmpi": 0.6, "gmx_mixed_omp": 0.5}
+        rows = ["case\tengine\trep\tloop_s\tsteps\tatoms"]
+        for rep in (1, 2, 3):
+            for e, t in times.items():
+                rows.append(f"32k\t{e}\t{rep}\t{t * (1 + 0.01 * rep)}\t100\t32000")
+        with open(os.path.join(d, "timings.tsv"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+        os.makedirs(os.path.join(d, "32k"))
+        with open(os.path.join(d, "32k", "physics"), "w") as f:
+            f.write("style=lj/cut density=0.8442 temp=1.44 cutoff=2.5 coeffs=1,1\n")
+        out = os.path.join(d, "race.md")
+        r = subprocess.run([sys.executable, RACE, "report", "--timings", os.path.join(d, "timings.tsv"),
+                            "--out", out, "--command", "run.sh (test)", "--commit", "test", "--cores", "2",
+                            "--tessera-version", "t", "--lammps-version", "l", "--tessera-cmd", "run tessera.yaml",
+                            "--tessera-layout", "1 process", "--lammps-cmd", "l", "--load", "0", "--scratch", d],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print(r.stdout, r.stderr)
             return 1
-        print("race.py report: failed variants left out and listed; ok")
-        return 0
+        text = open(out).read()
+        row = [line for line in text.splitlines() if line.startswith("| 32k | lj/cut |")]
+        cells = [c.strip() for c in row[0].split("|")[1:-1]] if row else []
+        checks = [
+            (len(cells) == 15, f"columns {cells}"),
+            # 32000 * 100 / (1.02 s, 0.816 s, 0.714 s): the medians of the three reps
+            (cells[4:7] == ["3.137e+06", "3.922e+06", "4.482e+06"], f"Tessera layouts {cells[4:7]}"),
+            (cells[11] == "1.50 (clusters)", f"double ratio {cells[11]}"),  # 1.2 / 0.8
+            (cells[12] == "6.275e+06" and cells[13] == "omp", f"GROMACS mixed {cells[12:14]}"),
+            (cells[14] == "0.71", f"mixed ratio {cells[14]}"),  # 0.5 / 0.7
+            ("run tessera_mixed.yaml" in text, "no command for the mixed deck"),
+            ("| 32k | Tessera mixed |" in text, "no row of all runs for Tessera mixed"),
+        ] if cells else [(False, "no 32k row")]
+        return verdict(checks, text, "Tessera's layouts and the mixed ratio")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main() or layouts())
