@@ -11,6 +11,7 @@
 #include "backend/cpu_exec.hpp"
 #include "backend/cpu_pair_kernel.hpp"
 #include "backend/cpu_positions.hpp"
+#include "backend/cpu_shares.hpp"
 #include "core/error.hpp"
 #include "deck/deck.hpp"
 #include "deck/yaml_section.hpp"
@@ -191,18 +192,15 @@ void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl,
   const int* type = a.type.data();
   double* embed = embed_.data();
   const double* rho = rho_.data();
-  // Chunks handed out dynamically, as the pair kernel's: each atom's sums
-  // are its own, so no result depends on who runs a chunk.
-  constexpr int kChunk = 64;
+  // Chunks as the pair kernel's rows (backend/cpu_shares.hpp): each atom's
+  // sums are its own, so no result depends on who runs a chunk.
   const long nlocal = static_cast<long>(a.nlocal);
-  const long nchunks = (nlocal + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(dynamic)
-  for (long c = 0; c < nchunks; ++c) {
-    const int begin = static_cast<int>(c * kChunk), end = static_cast<int>(std::min(nlocal, (c + 1) * kChunk));
+  for_chunks_own_first(pos_chunks(nlocal), [&](long c) {
+    const int begin = static_cast<int>(c * kPosChunk), end = static_cast<int>(std::min(nlocal, (c + 1) * kPosChunk));
     fn(k, begin, end);
     if (pass == 0)
       for (int i = begin; i < end; ++i) v.embedding(type[i], rho[i], fp[i], embed[i]);
-  }
+  });
 }
 
 void EamForce::functor_pass(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const {

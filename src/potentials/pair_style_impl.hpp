@@ -8,6 +8,7 @@
 #include "backend/cpu_cluster_kernel.hpp"
 #include "backend/cpu_pair_kernel.hpp"
 #include "backend/cpu_positions.hpp"
+#include "backend/cpu_shares.hpp"
 #include "neighbor/neighbor_list.hpp"
 #include "potentials/narrow_params.hpp"
 #include "potentials/pair_style.hpp"
@@ -66,15 +67,12 @@ class PairStyleImpl final : public PairStyle {
       return;
     }
     // Chunks of atoms: each atom's sums are its own, so neither the chunk
-    // size nor the thread that runs a chunk changes any result. Handed out
-    // dynamically, so a thread that shares its core with another process
-    // does not hold up the others.
-    constexpr int kChunk = 64;
+    // size nor the thread that runs a chunk changes any result. Each thread
+    // runs the atoms it packed first, then helps (backend/cpu_shares.hpp).
     const long nlocal = static_cast<long>(a.nlocal);
-    const long nchunks = (nlocal + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(dynamic)
-    for (long c = 0; c < nchunks; ++c)
-      fn(args, static_cast<int>(c * kChunk), static_cast<int>(std::min(nlocal, (c + 1) * kChunk)));
+    for_chunks_own_first(pos_chunks(nlocal), [&](long c) {
+      fn(args, static_cast<int>(c * kPosChunk), static_cast<int>(std::min(nlocal, (c + 1) * kPosChunk)));
+    });
   }
 
   bool reads_half_list() const override { return true; }

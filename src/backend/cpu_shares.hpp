@@ -1,0 +1,61 @@
+#pragma once
+// Work split for the CPU's per-step loops over atoms: each thread first
+// runs its own contiguous share, then helps the others finish theirs.
+//
+// Why not `schedule(dynamic)`: on the 2-vCPU test VM (2026-11-29) the two
+// vCPUs were unequal (vCPU 0 ran the row kernel 1.57x slower than vCPU 1,
+// alone or not: a busy SMT sibling on the host), and dynamic chunks handed
+// each thread atoms whose positions the other core had just packed, so a
+// second thread bought nothing (Pair 0.53 s with 1 thread, 0.53-0.59 s with
+// 2; two single-threaded processes on the two vCPUs ran at their full solo
+// speeds). `schedule(static)` keeps the lines local but waits for the slow
+// vCPU. Here a thread packs and computes the same atoms (share_of), and only
+// a thread that runs out takes chunks from another's share.
+#include <algorithm>
+#include <atomic>
+
+#include <omp.h>
+
+namespace tessera {
+
+// Thread t's share [begin, end) of n items among nthreads.
+struct Share {
+  long begin, end;
+};
+inline Share share_of(long n, int t, int nthreads) {
+  return {n * t / nthreads, n * (t + 1) / nthreads};
+}
+
+// Calls f(c) once for every c in [0, nchunks), on the calling team's
+// threads (inside a parallel region) or on new ones (outside): thread t
+// runs its share_of(nchunks) first, in order, then any chunks left in the
+// others' shares. Which thread runs a chunk changes no result as long as f
+// writes only the chunk's own outputs.
+template <class F>
+void for_chunks_own_first(long nchunks, const F& f) {
+  constexpr int kMaxThreads = 64;
+  struct alignas(64) Next {
+    std::atomic<long> v;
+  };
+  const int nt = std::min(omp_get_max_threads(), kMaxThreads);
+  if (nt <= 1 || nchunks < 2 * nt) {
+#pragma omp parallel for schedule(dynamic)
+    for (long c = 0; c < nchunks; ++c) f(c);
+    return;
+  }
+  Next next[kMaxThreads];
+  for (int t = 0; t < nt; ++t) next[t].v.store(share_of(nchunks, t, nt).begin, std::memory_order_relaxed);
+#pragma omp parallel num_threads(nt)
+  {
+    // Every thread visits every share, its own first, so a smaller team
+    // than asked for still runs every chunk.
+    const int me = omp_get_thread_num();
+    for (int k = 0; k < nt; ++k) {
+      const int owner = (me + k) % nt;
+      const long end = share_of(nchunks, owner, nt).end;
+      for (long c; (c = next[owner].v.fetch_add(1, std::memory_order_relaxed)) < end;) f(c);
+    }
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,81 @@
+// The CPU's own-share-first work split (backend/cpu_shares.hpp).
+#include <catch2/catch.hpp>
+#include <omp.h>
+
+#include <atomic>
+#include <vector>
+
+#include "backend/cpu_shares.hpp"
+
+using namespace tessera;
+
+TEST_CASE("Shares cover the items once, in thread order", "[shares]") {
+  for (long n : {0L, 1L, 7L, 64L, 1001L})
+    for (int nt : {1, 2, 3, 8}) {
+      long next = 0;
+      for (int t = 0; t < nt; ++t) {
+        const Share s = share_of(n, t, nt);
+        CHECK(s.begin == next);
+        CHECK(s.end >= s.begin);
+        CHECK(s.end - s.begin <= n / nt + 1);
+        next = s.end;
+      }
+      CHECK(next == n);
+    }
+}
+
+TEST_CASE("Every chunk runs once, whatever the thread count", "[shares]") {
+  const int saved = omp_get_max_threads();
+  for (int nt : {1, 2, 3, 5})
+    for (long n : {0L, 1L, 3L, 10L, 997L}) {
+      omp_set_num_threads(nt);
+      std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+      for (auto& r : runs) r = 0;
+      for_chunks_own_first(n, [&](long c) { runs[static_cast<std::size_t>(c)]++; });
+      int wrong = 0;
+      for (const auto& r : runs) wrong += r != 1;
+      INFO(nt << " threads, " << n << " chunks");
+      CHECK(wrong == 0);
+    }
+  omp_set_num_threads(saved);
+}
+
+TEST_CASE("Each thread runs its own share, in order, before it helps", "[shares]") {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  constexpr long n = 400;
+  // Share 0's chunks are slow, so thread 1 usually finishes its own and
+  // then takes some of thread 0's. Which thread runs what depends on the
+  // scheduler; the order each thread runs its chunks in does not.
+  std::vector<int> who(n, -1), when(n, -1);
+  std::atomic<int> order{0};
+  for_chunks_own_first(n, [&](long c) {
+    who[static_cast<std::size_t>(c)] = omp_get_thread_num();
+    when[static_cast<std::size_t>(c)] = order++;
+    if (c < n / 2) {
+      volatile double x = 0;
+      for (int k = 0; k < 20000; ++k) x = x + 1;
+    }
+  });
+  const int team = omp_get_max_threads();
+  omp_set_num_threads(saved);
+  for (int t = 0; t < team; ++t) {
+    const Share mine = share_of(n, t, team);
+    int last_own = -1, first_help = static_cast<int>(n), previous = -1;
+    bool in_order = true;
+    for (long c = 0; c < n; ++c) {
+      if (who[static_cast<std::size_t>(c)] != t) continue;
+      const int w = when[static_cast<std::size_t>(c)];
+      if (c >= mine.begin && c < mine.end) {
+        in_order = in_order && w > previous;
+        previous = w;
+        last_own = std::max(last_own, w);
+      } else {
+        first_help = std::min(first_help, w);
+      }
+    }
+    INFO("thread " << t);
+    CHECK(in_order);
+    CHECK(last_own < first_help);
+  }
+}
