@@ -26,11 +26,11 @@ inline Share share_of(long n, int t, int nthreads) {
   return {n * t / nthreads, n * (t + 1) / nthreads};
 }
 
-// Calls f(c) once for every c in [0, nchunks), on the calling team's
-// threads (inside a parallel region) or on new ones (outside): thread t
-// runs its share_of(nchunks) first, in order, then any chunks left in the
-// others' shares. Which thread runs a chunk changes no result as long as f
-// writes only the chunk's own outputs.
+// Calls f(c) once for every c in [0, nchunks) in a parallel region of its
+// own (called inside one, the region has one thread, which runs them all):
+// thread t runs its share_of(nchunks) first, in order, then any chunks left
+// in the others' shares. Which thread runs a chunk changes no result as
+// long as f writes only the chunk's own outputs.
 template <class F>
 void for_chunks_own_first(long nchunks, const F& f) {
   constexpr int kMaxThreads = 64;
