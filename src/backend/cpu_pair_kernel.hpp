@@ -2,7 +2,8 @@
 // The CPU pair kernel: the loop of PairForce<Pot> in a form that compilers
 // vectorise, with the same result on every instruction set.
 //
-// Summation order (the contract every variant keeps): an atom's neighbours
+// Summation order (the contract every variant keeps; the mixed-precision
+// form's is in cpu_pair_kernel_mixed_impl.hpp): an atom's neighbours
 // are dealt to kPairLanes partial sums, lane l taking neighbours l,
 // l + kPairLanes, ...; a neighbour beyond the cutoff adds nothing. The lanes
 // are then reduced in a fixed tree, ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)).
@@ -43,6 +44,14 @@ struct PairKernelArgs : KernelOutputs {
   bool half = false;
   const int* order = nullptr;
   int nlocal = 0;
+  // Mixed precision on full rows (cpu_pair_kernel_mixed_impl.hpp): per atom,
+  // local and ghost, x y z as integer multiples of `quantum` (a power of
+  // two, from the lowest coordinate up; cpu_positions.hpp) and the type, and
+  // the float parameter rows (Pot::ParamsT<float>, laid out as params).
+  bool mixed = false;
+  const int* pos_fixed = nullptr;
+  float quantum = 1.0f;
+  const void* float_params = nullptr;
 };
 
 // The potentials with kernels compiled for every instruction set. A

@@ -375,9 +375,15 @@ void pair_kernel_as(const PairKernelArgs<typename Pot::Params>& a, int begin, in
     pair_kernel_in<Pot, kHalf, false, false>(a, begin, end);
 }
 
+// Mixed precision's rows (cpu_pair_kernel_mixed_impl.hpp, included below).
+template <class Pot>
+void mixed_kernel_of(const PairKernelArgs<typename Pot::Params>& a, int begin, int end);
+
 template <class Pot>
 void pair_kernel_of(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
-  if (a.half)
+  if (a.mixed)
+    mixed_kernel_of<Pot>(a, begin, end);
+  else if (a.half)
     pair_kernel_as<Pot, true>(a, begin, end);
   else
     pair_kernel_as<Pot, false>(a, begin, end);
@@ -512,3 +518,5 @@ inline void copy_candidates_impl(const CandidatesIn& from, int m0, int n, const 
 
 }  // namespace TESSERA_SIMD_NS
 }  // namespace tessera
+
+#include "backend/cpu_pair_kernel_mixed_impl.hpp"

@@ -1,17 +1,41 @@
 #include "backend/cpu_positions.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
 #include "atoms/atom_store.hpp"
 #include "backend/cpu_shares.hpp"
 #include "forces/force.hpp"
 
 namespace tessera {
 
+namespace {
+
+// Calls pack(begin, end) for thread t's share of the local atoms' chunks
+// (the atoms the row kernels then compute first on it) and a share of the
+// ghosts; returns the sum of what the calls return.
+template <class Pack>
+int pack_by_shares(long nlocal, long nall, const Pack& pack) {
+  int sum = 0;
+#pragma omp parallel reduction(+ : sum)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const Share mine = share_of(pos_chunks(nlocal), t, nt);
+    sum += pack(mine.begin * kPosChunk, std::min(nlocal, mine.end * kPosChunk));
+    const Share ghosts = share_of(nall - nlocal, t, nt);
+    sum += pack(nlocal + ghosts.begin, nlocal + ghosts.end);
+  }
+  return sum;
+}
+
+}  // namespace
+
 bool pack_positions(const AtomStore& a, std::vector<double>& pos) {
   const long nall = static_cast<long>(a.nall()), nlocal = static_cast<long>(a.nlocal);
   pos.resize(4 * nall);
   double* p = pos.data();
-  int other_types = 0;
-  const auto pack = [&](long begin, long end) {
+  const int other_types = pack_by_shares(nlocal, nall, [&](long begin, long end) {
     int others = 0;
     for (long i = begin; i < end; ++i) {
       p[4 * i] = a.x[i];
@@ -21,15 +45,37 @@ bool pack_positions(const AtomStore& a, std::vector<double>& pos) {
       others += a.type[i] != 1;
     }
     return others;
+  });
+  return other_types == 0;
+}
+
+double fixed_quantum(double cutoff) {
+  return std::exp2(std::ceil(std::log2(8 * (cutoff > 0 ? cutoff : 1.0))) - 31);
+}
+
+bool pack_fixed_positions(const AtomStore& a, double quantum, std::vector<int>& rec) {
+  const long nall = static_cast<long>(a.nall()), nlocal = static_cast<long>(a.nlocal);
+  rec.resize(4 * nall);
+  const double inv = 1 / quantum;  // exact: a power of two
+  // v rounded to the nearest integer (ties to even) without a call to
+  // nearbyint in this unit's baseline x86-64 code; exact for |v| < 2^51.
+  constexpr double kRound = 0x1.8p52;
+  const auto quanta = [&](double v) {
+    const double k = (v * inv + kRound) - kRound;
+    return static_cast<int>(static_cast<std::uint32_t>(static_cast<long long>(k)));
   };
-#pragma omp parallel reduction(+ : other_types)
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const Share mine = share_of(pos_chunks(nlocal), t, nt);
-    other_types += pack(mine.begin * kPosChunk, std::min(nlocal, mine.end * kPosChunk));
-    const Share ghosts = share_of(nall - nlocal, t, nt);
-    other_types += pack(nlocal + ghosts.begin, nlocal + ghosts.end);
-  }
+  int* r = rec.data();
+  const int other_types = pack_by_shares(nlocal, nall, [&](long begin, long end) {
+    int others = 0;
+    for (long i = begin; i < end; ++i) {
+      r[4 * i] = quanta(a.x[i]);
+      r[4 * i + 1] = quanta(a.y[i]);
+      r[4 * i + 2] = quanta(a.z[i]);
+      r[4 * i + 3] = a.type[i];
+      others += a.type[i] != 1;
+    }
+    return others;
+  });
   return other_types == 0;
 }
 

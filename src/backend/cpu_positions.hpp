@@ -17,6 +17,22 @@ struct PassOptions;
 // atoms it then computes first.
 bool pack_positions(const AtomStore& atoms, std::vector<double>& pos);
 
+// Mixed precision's rows (PairKernelArgs::mixed): per atom, local and
+// ghost, 4 ints into rec: x, y and z as multiples of `quantum` (rounded to
+// nearest), kept modulo 2^32, and the type; returns whether every atom has
+// type 1. Only differences are read, as 32-bit differences, which are
+// exact for any two atoms closer than 2^31 quanta along each axis however
+// far from the origin they are; fixed_quantum makes that 8 cutoffs, where
+// no listed pair can be before the motion guard stops a run, so a
+// separation's only errors are the two roundings of its ends (at most one
+// quantum, 1.5e-8 sigma at the LJ cutoff of 2.5) and the float conversion
+// of the difference. The quantum depends on the cutoff alone, so every
+// rank count, atom order and restart quantises alike. Threads pack as
+// pack_positions.
+bool pack_fixed_positions(const AtomStore& atoms, double quantum, std::vector<int>& rec);
+// The power of two for which 2^31 quanta first reach 8 cutoffs.
+double fixed_quantum(double cutoff);
+
 // Local atoms per chunk of the row kernels' work, and the chunks of nlocal.
 inline constexpr long kPosChunk = 64;
 inline long pos_chunks(long nlocal) { return (nlocal + kPosChunk - 1) / kPosChunk; }

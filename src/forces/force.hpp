@@ -30,7 +30,8 @@ struct PassOptions {
   // (KernelOutputs::energy).
   bool energy = true;
   // precision: mixed on the CPU: float pair geometry and arithmetic where
-  // a kernel has it (the cluster layout's), double sums and integration.
+  // a kernel has it (Force::computes_mixed: the pair styles, on full rows
+  // or clusters), double energy and virial sums and integration.
   bool mixed = false;
 };
 
@@ -61,6 +62,9 @@ class Force {
   // (NeighborList::clustered); the CPU builds it for `neighbor.layout:
   // clusters` only when every force of the run does, and rows otherwise.
   virtual bool reads_clusters() const { return false; }
+  // Whether this force has a float form for PassOptions::mixed on full
+  // rows (the cluster layout's forces all have one).
+  virtual bool computes_mixed() const { return false; }
   // Whether a computation can find the run unable to go on (a bond broken
   // or stretched past its partner's reach): the step then asks failure()
   // on every rank, and stops the run on all of them when any has one.

@@ -66,6 +66,12 @@ bool ForceList::reads_clusters() const {
   return !forces_.empty();
 }
 
+bool ForceList::computes_mixed() const {
+  for (const auto& f : forces_)
+    if (f->computes_mixed()) return true;
+  return false;
+}
+
 bool ForceList::reads_half_list() const {
   for (const auto& f : forces_)
     if (!f->reads_half_list()) return false;

@@ -27,6 +27,9 @@ class ForceList {
   bool reads_half_list() const;
   // Whether every force runs on the CPU's cluster layout (Force::reads_clusters).
   bool reads_clusters() const;
+  // Whether some force computes in float under mixed precision on full rows
+  // (Force::computes_mixed).
+  bool computes_mixed() const;
   // Whether any force may fail (Force::may_fail), and the first failure of
   // the last computation, in list order ("" when none).
   bool may_fail() const;

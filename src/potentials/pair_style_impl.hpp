@@ -45,9 +45,23 @@ class PairStyleImpl final : public PairStyle {
 
   // compute() with a given kernel variant, for tests that compare them.
   void compute_with(AtomStore& a, const NeighborList& nl, SimdLevel level, const PassOptions& opt = {}) const {
-    const bool one_type = nl.clustered ? all_type_one(a) : pack_positions(a, pos_);
+    // Mixed precision on full rows: integer positions (cpu_positions.hpp).
+    const bool mixed_rows = opt.mixed && !nl.clustered && !nl.half;
     PairKernelArgs<typename Pot::Params> args;
-    args.pos = pos_.data();
+    bool one_type;
+    if (nl.clustered) {
+      one_type = all_type_one(a);
+    } else if (mixed_rows) {
+      const double quantum = fixed_quantum(max_cutoff_);
+      one_type = pack_fixed_positions(a, quantum, pos_fixed_);
+      args.mixed = true;
+      args.pos_fixed = pos_fixed_.data();
+      args.quantum = static_cast<float>(quantum);  // a power of two: exact
+      args.float_params = float_params().data();
+    } else {
+      one_type = pack_positions(a, pos_);
+      args.pos = pos_.data();
+    }
     args.nbr = nl.index.data();
     args.nbr_count = nl.count.data();
     args.stride = nl.stride;
@@ -77,6 +91,7 @@ class PairStyleImpl final : public PairStyle {
 
   bool reads_half_list() const override { return true; }
   bool reads_clusters() const override { return true; }
+  bool computes_mixed() const override { return true; }
 
   void eval_pair(int ti, int tj, double r2, double& fpair, double& energy) const override {
     const auto& p = params_[ti * ntp_ + tj];
@@ -149,9 +164,7 @@ class PairStyleImpl final : public PairStyle {
     args.energy = out.energy;
     TileFloats tiles;
     if (mixed) {
-      if (float_params_.empty())
-        for (const auto& p : params_) float_params_.push_back(narrow_params<Pot>(p));
-      args.float_params = float_params_.data();
+      args.float_params = float_params().data();
       c.pos32.resize(static_cast<std::size_t>(nslot * kClusterPackMixed));
       c.partner_force.resize(static_cast<std::size_t>(nlslot * 3));
       args.pos32 = c.pos32.data();
@@ -218,6 +231,13 @@ class PairStyleImpl final : public PairStyle {
     }
   }
 
+  // The parameter rows in float (mixed precision), made at first use.
+  const std::vector<typename Pot::template ParamsT<float>>& float_params() const {
+    if (float_params_.empty())
+      for (const auto& p : params_) float_params_.push_back(narrow_params<Pot>(p));
+    return float_params_;
+  }
+
   static bool all_type_one(const AtomStore& a) {
     const long nall = static_cast<long>(a.nall());
     int other = 0;
@@ -281,7 +301,8 @@ class PairStyleImpl final : public PairStyle {
   int ntp_;
   double max_cutoff_ = 0;
   std::vector<typename Pot::Params> params_;
-  mutable std::vector<double> pos_;  // scratch for compute()
+  mutable std::vector<double> pos_;     // scratch for compute()
+  mutable std::vector<int> pos_fixed_;  // the same, mixed precision's rows
 };
 
 template <class Pot>

@@ -98,8 +98,10 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   // molecule's excluded pairs and EAM's passes read rows); rows otherwise,
   // as the run header says.
   cpu_clusters_ = deck_.neighbor.layout == "clusters" && forces_.reads_clusters();
-  // Mixed precision on the CPU is the cluster kernel's (rows stay double).
-  forces_.set_mixed(cpu_clusters_ && deck_.precision == "mixed");
+  // Mixed precision on the CPU: the pair styles' float kernels, on full
+  // rows or clusters (half rows, EAM and bonded terms stay double).
+  cpu_mixed_ = deck_.precision == "mixed" && (cpu_clusters_ || (!half_list_ && forces_.computes_mixed()));
+  forces_.set_mixed(cpu_mixed_);
   backend_ = std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr,
                                            half_list_, cpu_clusters_);
   // Every rank builds the whole system (identical everywhere: lattice or
@@ -239,9 +241,11 @@ std::string Simulation::backend_description() const {
                                                     "cpu backend; rows here)"
                                                   : "");
   const std::string precision =
-      !mixed           ? "double precision"
-      : cpu_clusters_ ? "mixed precision (float pair math; double positions, integration and sums)"
-                      : "double precision (precision: mixed takes neighbor.layout: clusters on the cpu backend)";
+      !mixed       ? "double precision"
+      : cpu_mixed_ ? "mixed precision (float pair math; double positions, integration and sums)"
+      : half_list_ ? "double precision (precision: mixed takes full lists or neighbor.layout: clusters on the cpu "
+                     "backend)"
+                   : "double precision (precision: mixed on the cpu backend is for pair styles)";
   return fmt::format("cpu ({} OpenMP thread{}), {}, {} pair kernel, {}", omp_get_max_threads(),
                      omp_get_max_threads() > 1 ? "s" : "", precision, simd_name(simd_level()), list);
 }

@@ -296,6 +296,7 @@ class Simulation {
   long last_build_ = 0;
   bool half_list_ = false;  // the CPU builds half lists (deck neighbor.list)
   bool cpu_clusters_ = false;  // the CPU builds the cluster layout (deck neighbor.layout)
+  bool cpu_mixed_ = false;     // the CPU's pair styles compute in float (deck precision)
   bool box_changed_ = false;  // set_box since the last build: rebuild next
   Box box_at_build_;          // the box the list was built in
   double total_mass_ = 0;     // of every atom (thermo's density)

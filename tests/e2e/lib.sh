@@ -26,17 +26,18 @@ run_ranks() {
   local n=$1; shift
   if [ "$n" -eq 1 ]; then "$bin" run "$@" --threads 1; else mpirun -np "$n" --oversubscribe "$bin" run "$@" --threads 1; fi
 }
-# same_thermo A.csv B.csv ROWS: both thermo files have ROWS lines and every
-# column within 1e-10 relative (several ranks or a device against one rank).
+# same_thermo A.csv B.csv ROWS [TOL]: both thermo files have ROWS lines and
+# every column within TOL (1e-10) relative (several ranks or a device
+# against one rank).
 same_thermo() {
-  /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+  /usr/bin/python3 - "$1" "$2" "$3" "${4:-1e-10}" <<'PY'
 import sys
 import numpy as np
 a, b = (np.genfromtxt(p, delimiter=",", names=True) for p in sys.argv[1:3])
 assert len(a) == len(b) == int(sys.argv[3]), (len(a), len(b))
 worst = max(float(np.max(np.abs(a[c] - b[c]) / np.abs(a[c]))) for c in a.dtype.names if c != "step")
 print(f"  max relative difference {worst:.2e}")
-sys.exit(0 if worst <= 1e-10 else 1)
+sys.exit(0 if worst <= float(sys.argv[4]) else 1)
 PY
 }
 # lj_deck FILE [--OPTION VALUE...] [OUTPUT...]: writes FILE, the one-type LJ

@@ -110,6 +110,9 @@ layout_restart clusters "layout: clusters" "cluster-pair neighbour list" "${inte
 # The CPU's mixed precision (on clusters), whose float tiles must not
 # depend on the atoms' order in the store.
 layout_restart mixed "layout: clusters" "mixed precision" "${integrators[1]}" "precision: mixed"
+# Mixed precision on full rows, under NPT (the float kernel's virial tensor
+# every step, and a box that changes).
+layout_restart mixed-rows "list: full" "mixed precision" "${integrators[3]}" "precision: mixed"
 
 # Died after the checkpoint at $half with thermo and frames written up to
 # $died: the resumed run drops those and rewrites them, ending identical.

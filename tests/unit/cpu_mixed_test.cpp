@@ -1,4 +1,5 @@
-// precision: mixed on the CPU backend (the cluster layout's float kernel,
+// precision: mixed on the CPU backend (the float kernels of full rows,
+// backend/cpu_pair_kernel_mixed_impl.hpp, and of the cluster layout,
 // backend/cpu_cluster_kernel.hpp) over a run: it follows the double run
 // until chaos parts them and conserves energy as well, as the device's
 // mixed precision does (tests/device/mixed_precision_test.cpp). The forces
@@ -33,10 +34,13 @@ std::unique_ptr<Simulation> melt(const std::string& extra) {
 }  // namespace
 
 TEST_CASE("CPU mixed precision follows the double run and conserves energy as well", "[mixed]") {
+  const bool clusters = GENERATE(true, false);
+  INFO((clusters ? "clusters" : "full rows"));
   auto dbl = melt("neighbor: {skin: 0.3}\n");
-  auto mix = melt("neighbor: {skin: 0.3, layout: clusters}\nprecision: mixed\n");
+  auto mix = melt(clusters ? "neighbor: {skin: 0.3, layout: clusters}\nprecision: mixed\n"
+                           : "neighbor: {skin: 0.3}\nprecision: mixed\n");
   CHECK(mix->backend_description().find("mixed precision") != std::string::npos);
-  CHECK(mix->backend_description().find("cluster-pair") != std::string::npos);
+  CHECK(mix->backend_description().find(clusters ? "cluster-pair" : "full neighbour list") != std::string::npos);
   CHECK(dbl->backend_description().find("double precision") != std::string::npos);
   CHECK(std::abs(mix->thermo().etotal - dbl->thermo().etotal) <= 1e-6 * std::abs(dbl->thermo().etotal));
   const test::MixedFollow r = test::follow_mixed(*dbl, *mix);
@@ -46,7 +50,7 @@ TEST_CASE("CPU mixed precision follows the double run and conserves energy as we
   CHECK(swing_mix <= 2 * swing_dbl);
   CHECK(swing_mix <= 3e-3);
   std::printf(
-      "cpu mixed vs double, LJ melt NVE: T and pe within %.3g for 200 steps; max |E - E0| over 1000 steps %.3g "
-      "(double %.3g)\n",
-      follow, swing_mix, swing_dbl);
+      "cpu mixed (%s) vs double, LJ melt NVE: T and pe within %.3g for 200 steps; max |E - E0| over 1000 steps "
+      "%.3g (double %.3g)\n",
+      clusters ? "clusters" : "rows", follow, swing_mix, swing_dbl);
 }

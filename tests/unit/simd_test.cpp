@@ -339,34 +339,55 @@ void check_clusters(bool two_types) {
 // tests/device/mixed_precision_test.cpp); bitwise the same on 1, 2 and 3
 // threads and in every kernel variant.
 template <class Pot>
-void check_cluster_mixed(bool two_types) {
-  INFO(Pot::name << (two_types ? ", two types" : ", one type"));
+void check_mixed(bool two_types, bool clusters) {
+  INFO(Pot::name << (two_types ? ", two types" : ", one type") << (clusters ? ", clusters" : ", rows"));
   const std::unique_ptr<Simulation> made = random_system(two_types, 5);
   Simulation& sim = *made;
   const AtomStore& a = sim.atoms();
   NeighborList cl;
-  ClusterListBuilder().build(a, SubDomain::whole(sim.box()), sim.reach(), cl);
+  if (clusters)
+    ClusterListBuilder().build(a, SubDomain::whole(sim.box()), sim.reach(), cl);
+  else
+    cl = sim.neighbor_list();
   const auto style = make_style<Pot>();
   const auto ref = computed(style, a, sim.neighbor_list(), SimdLevel::kScalar, 1);
   const auto mix = computed(style, a, cl, SimdLevel::kScalar, 1, true);
-  double worst = 0, d2 = 0, f2 = 0;
-  const Result &m = mix.first, &r = ref.first;
-  for (std::size_t i = 0; i < a.nlocal; ++i) {
-    const double d = std::hypot(m.fx[i] - r.fx[i], m.fy[i] - r.fy[i], m.fz[i] - r.fz[i]);
-    const double size = std::hypot(m.fx[i], m.fy[i], m.fz[i]) + std::hypot(r.fx[i], r.fy[i], r.fz[i]);
-    worst = std::max(worst, size > 0 ? 2 * d / size : d);
-    d2 += d * d;
-    f2 += r.fx[i] * r.fx[i] + r.fy[i] * r.fy[i] + r.fz[i] * r.fz[i];
-  }
+  // The largest relative error of an atom's force, and the rms error
+  // relative to the rms force.
+  const auto errors = [&](const Result& m, const Result& r) {
+    double worst = 0, d2 = 0, f2 = 0;
+    for (std::size_t i = 0; i < a.nlocal; ++i) {
+      const double d = std::hypot(m.fx[i] - r.fx[i], m.fy[i] - r.fy[i], m.fz[i] - r.fz[i]);
+      const double size = std::hypot(m.fx[i], m.fy[i], m.fz[i]) + std::hypot(r.fx[i], r.fy[i], r.fz[i]);
+      worst = std::max(worst, size > 0 ? 2 * d / size : d);
+      d2 += d * d;
+      f2 += r.fx[i] * r.fx[i] + r.fy[i] * r.fy[i] + r.fz[i] * r.fz[i];
+    }
+    return std::pair<double, double>{worst, std::sqrt(d2 / f2)};
+  };
+  const auto [worst, rms] = errors(mix.first, ref.first);
   CHECK(worst <= 1e-5);  // measured up to 7.3e-6 (lj/smooth/linear)
-  CHECK(std::sqrt(d2 / f2) <= 2e-6);
+  CHECK(rms <= 2e-6);
   CHECK(worst > 1e-12);  // the float path ran
-  std::printf("cpu clusters mixed, %s%s: max relative force error %.3g, rms %.3g\n", Pot::name,
-              two_types ? " (two types)" : "", worst, std::sqrt(d2 / f2));
+  std::printf("cpu %s mixed, %s%s: max relative force error %.3g, rms %.3g\n", clusters ? "clusters" : "rows",
+              Pot::name, two_types ? " (two types)" : "", worst, rms);
+  if (!clusters) {
+    // Rows keep positions as integers modulo 2^32 (cpu_positions.hpp): the
+    // same system 3,000 sigma from the origin, and across the wrap of the
+    // integers, gives the same errors.
+    for (const double shift : {3000.0, 2147483648.0 * fixed_quantum(style.max_cutoff()) - 7.0}) {
+      AtomStore moved = a;
+      for (std::size_t i = 0; i < moved.nall(); ++i) moved.x[i] += shift, moved.y[i] -= shift, moved.z[i] += shift;
+      const auto far = errors(computed(style, moved, cl, SimdLevel::kScalar, 1, true).first, ref.first);
+      CHECK(far.first <= 1e-5);
+      CHECK(far.second <= 2e-6);
+      std::printf("  the same moved by %.6g: max %.3g, rms %.3g\n", shift, far.first, far.second);
+    }
+  }
   double pe_mag = 0, w_mag = 0;
   for (std::size_t i = 0; i < a.nlocal; ++i) {
-    pe_mag += std::abs(r.pe[i]);
-    w_mag += std::abs(r.virial[i]);
+    pe_mag += std::abs(ref.first.pe[i]);
+    w_mag += std::abs(ref.first.virial[i]);
   }
   CHECK(std::abs(mix.second[0] - ref.second[0]) <= 1e-6 * pe_mag);
   CHECK(std::abs(mix.second[1] - ref.second[1]) <= 1e-5 * w_mag);
@@ -405,8 +426,9 @@ void check_forces_only(bool two_types) {
     const NeighborList& list;
     bool mixed;
   };
-  for (const Layout& l : {Layout{"full", sim.neighbor_list(), false}, Layout{"half", half, false},
-                          Layout{"clusters", cl, false}, Layout{"clusters, mixed", cl, true}})
+  for (const Layout& l : {Layout{"full", sim.neighbor_list(), false}, Layout{"full, mixed", sim.neighbor_list(), true},
+                          Layout{"half", half, false}, Layout{"clusters", cl, false},
+                          Layout{"clusters, mixed", cl, true}})
     for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
       if (!simd_supported(level)) continue;
       INFO(l.name << ", " << simd_name(level));
@@ -478,10 +500,19 @@ TEST_CASE("cluster pairs: each atom pair once, the full list's forces, any threa
 
 TEST_CASE("CPU mixed precision on cluster pairs: double's forces within 1e-5, any thread count and variant bitwise",
           "[simd][mixed]") {
-  check_cluster_mixed<LJCut>(true);
-  check_cluster_mixed<LJCut>(false);
-  check_cluster_mixed<LJSmoothLinear>(true);
-  check_cluster_mixed<Morse>(true);
+  check_mixed<LJCut>(true, true);
+  check_mixed<LJCut>(false, true);
+  check_mixed<LJSmoothLinear>(true, true);
+  check_mixed<Morse>(true, true);
+}
+
+TEST_CASE("CPU mixed precision on full rows: double's forces within 1e-5, any thread count and variant bitwise",
+          "[simd][mixed]") {
+  check_mixed<LJCut>(true, false);
+  check_mixed<LJCut>(false, false);
+  check_mixed<LJSmoothLinear>(true, false);
+  check_mixed<LJSmoothLinear>(false, false);
+  check_mixed<Morse>(true, false);
 }
 
 TEST_CASE("pair kernel variants agree bitwise, and with PairForce to rounding", "[simd]") {

@@ -1,0 +1,224 @@
+// The mixed-precision form of the row kernel (precision: mixed on full
+// rows, PairKernelArgs::mixed), included by cpu_pair_kernel_impl.hpp into
+// the same namespace of each variant.
+//
+// Why integers: a neighbour is then one 16-byte record (x y z type, int32;
+// cpu_positions.hpp), half the double row kernel's 32 bytes, and 16 of them
+// fill the lanes of one AVX-512 vector; a separation is an exact integer
+// difference (modulo 2^32, of quanta of about 1e-8 cutoffs), rounded once
+// when converted to float, so its error does not grow with the size of the
+// box as plain float coordinates' would.
+//
+// Summation order (every variant the same, bitwise): lane l of 16 takes
+// neighbours l, l + 16, ...; each lane sums its forces in float over the
+// row and its energy and virial in double pair by pair; the lanes are then
+// reduced in double as h[l] = lane l + lane l + 8, then the row kernel's
+// 8-lane tree of h. Separations, r^2 (in quanta squared, then scaled by
+// quantum^2, exact), eval and the force products are float; the quantum
+// scales the force factor instead of each separation (exact too). A lane
+// out of the cutoff is evaluated at the cutoff and adds zero, so padding
+// never produces an inf, a NaN or a float underflow.
+#ifndef TESSERA_SIMD_NS
+#error "include cpu_pair_kernel_mixed_impl.hpp through cpu_pair_kernel_impl.hpp"
+#endif
+
+namespace tessera {
+namespace TESSERA_SIMD_NS {
+
+constexpr int WF = 2 * W;  // float lanes
+
+struct MixedLaneSums {
+  alignas(64) float fx[WF], fy[WF], fz[WF];
+  alignas(64) double e[WF], w[WF];
+};
+struct MixedLaneTensor {
+  alignas(64) double t[6][WF];
+};
+
+// The records (4 ints) of atoms idx[0, N) into lane arrays: in AVX-512 four
+// vectors of four records, transposed in 128-bit lanes; record idx[4k + m]
+// goes into vector m's lane k, so that the transpose leaves lane l holding
+// idx[l]. This is data movement only, so the variants may differ here.
+template <int N>
+inline void load_records(const int* rec, const int* idx, int* xj, int* yj, int* zj, int* tj) {
+  static_assert(N == WF || N == W, "whole blocks or half blocks");
+#if defined(__AVX512F__)
+  if constexpr (N == WF) {
+    const auto at = [&](int l) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(rec + 4L * idx[l])); };
+    const auto four = [&](int m) {
+      const __m512i v = _mm512_castsi128_si512(at(m));
+      return _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(v, at(m + 4), 1), at(m + 8), 2), at(m + 12), 3);
+    };
+    const __m512i a = four(0), b = four(1), c = four(2), d = four(3);
+    const __m512i ab0 = _mm512_unpacklo_epi32(a, b), ab1 = _mm512_unpackhi_epi32(a, b);
+    const __m512i cd0 = _mm512_unpacklo_epi32(c, d), cd1 = _mm512_unpackhi_epi32(c, d);
+    _mm512_store_si512(xj, _mm512_unpacklo_epi64(ab0, cd0));
+    _mm512_store_si512(yj, _mm512_unpackhi_epi64(ab0, cd0));
+    _mm512_store_si512(zj, _mm512_unpacklo_epi64(ab1, cd1));
+    _mm512_store_si512(tj, _mm512_unpackhi_epi64(ab1, cd1));
+    return;
+  }
+#endif
+#if defined(__AVX2__)  // also an AVX-512 unit's half blocks
+  for (int h = 0; h < N; h += 8) {
+    const auto at = [&](int l) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(rec + 4L * idx[h + l])); };
+    const auto two = [&](int m) { return _mm256_inserti128_si256(_mm256_castsi128_si256(at(m)), at(m + 4), 1); };
+    const __m256i a = two(0), b = two(1), c = two(2), d = two(3);
+    const __m256i ab0 = _mm256_unpacklo_epi32(a, b), ab1 = _mm256_unpackhi_epi32(a, b);
+    const __m256i cd0 = _mm256_unpacklo_epi32(c, d), cd1 = _mm256_unpackhi_epi32(c, d);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(xj + h), _mm256_unpacklo_epi64(ab0, cd0));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(yj + h), _mm256_unpackhi_epi64(ab0, cd0));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(zj + h), _mm256_unpacklo_epi64(ab1, cd1));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tj + h), _mm256_unpackhi_epi64(ab1, cd1));
+  }
+#else
+  for (int l = 0; l < N; ++l) {
+    const int* r = rec + 4L * idx[l];
+    xj[l] = r[0];
+    yj[l] = r[1];
+    zj[l] = r[2];
+    tj[l] = r[3];
+  }
+#endif
+}
+
+// Atom i's (record ri) pairs with atoms idx[0, nvalid) into the lane sums,
+// lanes [0, N); lanes [nvalid, N) read valid atoms and add nothing.
+template <class Pot, bool kOneType, bool kTensor, bool kEnergy, int N>
+inline void mixed_block(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::template ParamsT<float>* row,
+                        const int* idx, int nvalid, const int* ri, MixedLaneSums& s, MixedLaneTensor& vt) {
+  using P = typename Pot::template ParamsT<float>;
+  alignas(64) int xj[WF], yj[WF], zj[WF], tj[WF];
+  load_records<N>(a.pos_fixed, idx, xj, yj, zj, tj);
+  const float q = a.quantum, q2 = q * q;
+  // Coordinates are kept modulo 2^32: a difference is taken unsigned and
+  // read as an int (modulo, as GCC and Clang define the conversion).
+  const unsigned xi = ri[0], yi = ri[1], zi = ri[2];
+  alignas(64) float dx[WF], dy[WF], dz[WF], r2[WF], f[WF], e[WF], cut[WF];
+#pragma omp simd
+  for (int l = 0; l < N; ++l) {
+    dx[l] = static_cast<float>(static_cast<int>(xi - static_cast<unsigned>(xj[l])));
+    dy[l] = static_cast<float>(static_cast<int>(yi - static_cast<unsigned>(yj[l])));
+    dz[l] = static_cast<float>(static_cast<int>(zi - static_cast<unsigned>(zj[l])));
+    r2[l] = (dx[l] * dx[l] + dy[l] * dy[l] + dz[l] * dz[l]) * q2;
+  }
+  if constexpr (kOneType) {
+    const P& p = row[1];
+#pragma omp simd
+    for (int l = 0; l < N; ++l) {
+      cut[l] = p.cutsq;
+      Pot::eval(r2[l] < p.cutsq ? r2[l] : p.cutsq, p, f[l], e[l]);
+    }
+  } else {
+    for (int l = 0; l < N; ++l) {
+      const P& p = row[tj[l]];
+      cut[l] = p.cutsq;
+      Pot::eval(r2[l] < p.cutsq ? r2[l] : p.cutsq, p, f[l], e[l]);
+    }
+  }
+  alignas(64) float fm[WF];
+#pragma omp simd
+  for (int l = 0; l < N; ++l) {
+    const bool in = (l < nvalid) & (r2[l] < cut[l]);
+    fm[l] = in ? f[l] : 0.0f;
+    const float fq = fm[l] * q;  // the force factor per quantum of separation
+    s.fx[l] += dx[l] * fq;
+    s.fy[l] += dy[l] * fq;
+    s.fz[l] += dz[l] * fq;
+    if constexpr (kEnergy) {
+      s.e[l] += static_cast<double>(in ? e[l] : 0.0f);
+      s.w[l] += static_cast<double>(r2[l] * fm[l]);
+    }
+  }
+  if constexpr (kTensor) {
+#pragma omp simd
+    for (int l = 0; l < N; ++l) {
+      const float fq = fm[l] * q, ux = dx[l] * q, uy = dy[l] * q, uz = dz[l] * q;
+      const float fxl = dx[l] * fq, fyl = dy[l] * fq, fzl = dz[l] * fq;
+      vt.t[0][l] += static_cast<double>(ux * fxl);
+      vt.t[1][l] += static_cast<double>(uy * fyl);
+      vt.t[2][l] += static_cast<double>(uz * fzl);
+      vt.t[3][l] += static_cast<double>(ux * fyl);
+      vt.t[4][l] += static_cast<double>(ux * fzl);
+      vt.t[5][l] += static_cast<double>(uy * fzl);
+    }
+  }
+}
+
+// h[l] = lane l + lane l + 8, in double.
+template <class T>
+inline void fold_lanes(const T* v, double* h) {
+#pragma omp simd
+  for (int l = 0; l < W; ++l) h[l] = static_cast<double>(v[l]) + static_cast<double>(v[l + W]);
+}
+
+template <class Pot, bool kOneType, bool kTensor, bool kEnergy>
+__attribute__((flatten)) void mixed_rows(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
+  using P = typename Pot::template ParamsT<float>;
+  const P* params = static_cast<const P*>(a.float_params);
+  for (int i = begin; i < end; ++i) {
+    const int* ri = a.pos_fixed + 4L * i;
+    const P* row = params + static_cast<long>(ri[3]) * a.type_stride;
+    // Zeroed by lane loops: `= {}` of the whole struct became a `rep stos`
+    // that cost 3.5 % of the kernel.
+    MixedLaneSums s;
+#pragma omp simd
+    for (int l = 0; l < WF; ++l) s.fx[l] = s.fy[l] = s.fz[l] = 0.0f;
+    if constexpr (kEnergy)
+#pragma omp simd
+      for (int l = 0; l < WF; ++l) s.e[l] = s.w[l] = 0.0;
+    MixedLaneTensor vt;
+    if constexpr (kTensor) vt = {};
+    const int* list = a.nbr + i * a.stride;
+    const int n = a.nbr_count[i];
+    int k = 0;
+    for (; k + WF <= n; k += WF) mixed_block<Pot, kOneType, kTensor, kEnergy, WF>(a, row, list + k, WF, ri, s, vt);
+    if (const int rest = n - k; rest > 0) {
+      // A padded row holds valid atoms up to the next multiple of W: its
+      // last block is read in place, as a half block when it fits one.
+      const int* idx = list + k;
+      alignas(64) int copy[WF];
+      if (!a.padded) {
+        for (int l = 0; l < WF; ++l) copy[l] = l < rest ? list[k + l] : i;
+        idx = copy;
+      }
+      if (rest <= W)
+        mixed_block<Pot, kOneType, kTensor, kEnergy, W>(a, row, idx, rest, ri, s, vt);
+      else
+        mixed_block<Pot, kOneType, kTensor, kEnergy, WF>(a, row, idx, rest, ri, s, vt);
+    }
+    LaneSums ls;
+    LaneTensor lt;
+    fold_lanes(s.fx, ls.fx);
+    fold_lanes(s.fy, ls.fy);
+    fold_lanes(s.fz, ls.fz);
+    if constexpr (kEnergy) {
+      fold_lanes(s.e, ls.e);
+      fold_lanes(s.w, ls.w);
+    }
+    if constexpr (kTensor)
+      for (int c = 0; c < 6; ++c) fold_lanes(vt.t[c], lt.t[c]);
+    store_lane_sums<kTensor, PairKernelArgs<typename Pot::Params>, false, kEnergy>(a, i, ls, lt, nullptr);
+  }
+}
+
+template <class Pot, bool kTensor, bool kEnergy>
+void mixed_kernel_in(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
+  if (a.one_type)
+    mixed_rows<Pot, true, kTensor, kEnergy>(a, begin, end);
+  else
+    mixed_rows<Pot, false, kTensor, kEnergy>(a, begin, end);
+}
+
+template <class Pot>
+void mixed_kernel_of(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
+  if (a.tensor[0])
+    mixed_kernel_in<Pot, true, true>(a, begin, end);
+  else if (a.energy)
+    mixed_kernel_in<Pot, false, true>(a, begin, end);
+  else
+    mixed_kernel_in<Pot, false, false>(a, begin, end);
+}
+
+}  // namespace TESSERA_SIMD_NS
+}  // namespace tessera
