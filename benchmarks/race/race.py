@@ -416,7 +416,7 @@ def report(args):
     out += ["", "Commands:", "", "```", args.command,
             f"cd $CASE && {args.tessera_cmd}",
             *([f"cd $CASE && {args.tessera_cmd.replace('tessera.yaml', e + '.yaml')}   # {e}.yaml: tessera.yaml "
-               "with `layout: clusters` in `neighbor`" + (", and `precision: mixed`" if e == "tessera_mixed" else "")
+               + ("with `precision: mixed`" if e == "tessera_mixed" else "with `layout: clusters` in `neighbor`")
                for e in also]),
             f"cd $CASE && {args.lammps_cmd}",
             *([f"cd $CASE && {args.gromacs_cmd}"] if gmx else []), "```", "",

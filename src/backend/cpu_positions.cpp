@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "atoms/atom_store.hpp"
 #include "backend/cpu_shares.hpp"
@@ -57,12 +58,17 @@ bool pack_fixed_positions(const AtomStore& a, double quantum, std::vector<int>& 
   const long nall = static_cast<long>(a.nall()), nlocal = static_cast<long>(a.nlocal);
   rec.resize(4 * nall);
   const double inv = 1 / quantum;  // exact: a power of two
-  // v rounded to the nearest integer (ties to even) without a call to
-  // nearbyint in this unit's baseline x86-64 code; exact for |v| < 2^51.
+  // v / quantum rounded to the nearest integer (ties to even), modulo 2^32:
+  // the low 32 bits of v / quantum + 1.5 * 2^52, whose unit in the last
+  // place is 1, hold it (for |v / quantum| < 2^51). No conversion to a
+  // 64-bit integer, which baseline x86-64 has for scalars only: the packing
+  // loop vectorises.
   constexpr double kRound = 0x1.8p52;
   const auto quanta = [&](double v) {
-    const double k = (v * inv + kRound) - kRound;
-    return static_cast<int>(static_cast<std::uint32_t>(static_cast<long long>(k)));
+    const double k = v * inv + kRound;
+    std::uint64_t bits;
+    std::memcpy(&bits, &k, sizeof bits);
+    return static_cast<int>(static_cast<std::uint32_t>(bits));
   };
   int* r = rec.data();
   const int other_types = pack_by_shares(nlocal, nall, [&](long begin, long end) {
