@@ -331,9 +331,9 @@ def report(args):
                f"`-ntmpi {args.cores} -ntomp 1`; omp: `-ntmpi 1 -ntomp {args.cores}`); ratio = Tessera / the "
                "fastest double-precision peer, best LAMMPS or best GROMACS double (> 1: Tessera faster). "
                "GROMACS mixed precision stands beside the ratio, not in it"
-               + (": Tessera's CPU mixed precision (`neighbor.layout: clusters` with `precision: mixed`) "
+               + (": Tessera's CPU mixed precision (`precision: mixed` on its default rows) "
                   "is not raced here (run.sh --tessera-also mixed races it). " if "tessera_mixed" not in also else
-                  ", with its own ratio, Tessera mixed (`neighbor.layout: clusters` with `precision: mixed`) / "
+                  ", with its own ratio, Tessera mixed (`precision: mixed` on its default rows) / "
                   "GROMACS mixed. ")
                + "GROMACS runs the LJ lattice cases only (—: not run): it has no "
                "Morse or EAM pair potential, and no list rebuilt on a distance check, which the chain "
