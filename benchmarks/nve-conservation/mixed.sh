@@ -61,24 +61,8 @@ EOF
 
 cd "$scratch"
 "$python" "$root/benchmarks/race/race.py" gro --density 0.8442 --cells 10 --out conf.gro
-cat > topol.top <<EOF
-[ defaults ]
-; nbfunc  comb-rule  gen-pairs
-  1       1          no
-[ atomtypes ]
-; name  mass  charge  ptype  c6  c12
-  LJ    1.0   0.0     A      4.0  4.0
-[ moleculetype ]
-; name  nrexcl
-  LJ    0
-[ atoms ]
-; nr  type  resnr  residue  atom  cgnr  charge  mass
-  1   LJ    1      LJ       LJ    1     0.0     1.0
-[ system ]
-LJ melt, density 0.8442
-[ molecules ]
-LJ  4000
-EOF
+"$python" "$root/benchmarks/race/race.py" top --c6 4.0 --c12 4.0 --atoms 4000 --title "LJ melt, density 0.8442" \
+  --out topol.top
 temp_k=$(awk -v kb=$kb 'BEGIN { printf "%.10g", 1.44 / kb }')
 echo "run	seed	engine	file" > runs.tsv
 for seed in $seeds; do

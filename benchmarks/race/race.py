@@ -182,6 +182,30 @@ def gro(args):
     return 0
 
 
+def top(args):
+    """The topology of one-atom LJ molecules that run.sh's .gro files hold:
+    one atom type, c6 and c12 as given, no exclusions."""
+    with open(args.out, "w") as f:
+        f.write(f"""[ defaults ]
+; nbfunc  comb-rule  gen-pairs
+  1       1          no
+[ atomtypes ]
+; name  mass  charge  ptype  c6  c12
+  LJ    1.0   0.0     A      {args.c6}  {args.c12}
+[ moleculetype ]
+; name  nrexcl
+  LJ    0
+[ atoms ]
+; nr  type  resnr  residue  atom  cgnr  charge  mass
+  1   LJ    1      LJ       LJ    1     0.0     1.0
+[ system ]
+{args.title}
+[ molecules ]
+LJ  {args.atoms}
+""")
+    return 0
+
+
 def gromacs_step0(xvg):
     """The first row of gmx energy's .xvg, keyed by its legends."""
     names, row = [], None
@@ -498,6 +522,9 @@ def main():
     g = sub.add_parser("gro", help="write run.sh's fcc lattice as a GROMACS .gro file")
     for a in ("density", "cells", "out"):
         g.add_argument("--" + a, required=True)
+    g = sub.add_parser("top", help="write the topology of one-atom LJ molecules for a .gro of gro")
+    for a in ("c6", "c12", "atoms", "title", "out"):
+        g.add_argument("--" + a, required=True)
     g = sub.add_parser("gromacs-check", help="check a GROMACS run's settings and step 0 against the lattice sums")
     g.add_argument("--log", required=True, help="md.log of the run")
     g.add_argument("--xvg", required=True, help="gmx energy -dp output with Potential, Vir-XX/YY/ZZ, Temperature, Pressure")
@@ -517,7 +544,7 @@ def main():
     r.add_argument("--peers-cache", default="", help="written as <cpu-peers cache> in the results")
     r.add_argument("--repo", default="", help="the checkout; paths below it are written relative to it")
     args = p.parse_args()
-    return {"check": check, "gro": gro, "gromacs-check": gromacs_check, "gromacs-loop": gromacs_loop,
+    return {"check": check, "gro": gro, "top": top, "gromacs-check": gromacs_check, "gromacs-loop": gromacs_loop,
             "report": report}[args.cmd](args)
 
 

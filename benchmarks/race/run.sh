@@ -271,24 +271,8 @@ write_gromacs_inputs() {
   read -r tk rlist c6 c12 < <(awk -v t="$temp" -v kb="$kb" -v rc="$cut" -v sk="$skin" -v c="$lcoeff" 'BEGIN {
     split(c, e, " "); printf "%.17g %.17g %.17g %.17g\n", t / kb, rc + sk, 4 * e[1] * e[2] ^ 6, 4 * e[1] * e[2] ^ 12 }')
   "$python" "$here/race.py" gro --density "$density" --cells "$n" --out "$dir/conf.gro"
-  cat > "$dir/topol.top" <<EOF
-[ defaults ]
-; nbfunc  comb-rule  gen-pairs
-  1       1          no
-[ atomtypes ]
-; name  mass  charge  ptype  c6  c12
-  LJ    1.0   0.0     A      $c6  $c12
-[ moleculetype ]
-; name  nrexcl
-  LJ    0
-[ atoms ]
-; nr  type  resnr  residue  atom  cgnr  charge  mass
-  1   LJ    1      LJ       LJ    1     0.0     1.0
-[ system ]
-LJ fcc lattice, density $density
-[ molecules ]
-LJ  $((4 * n * n * n))
-EOF
+  "$python" "$here/race.py" top --c6 "$c6" --c12 "$c12" --atoms $((4 * n * n * n)) \
+    --title "LJ fcc lattice, density $density" --out "$dir/topol.top"
   cat > "$dir/grompp.mdp" <<EOF
 integrator              = md
 dt                      = $dt
