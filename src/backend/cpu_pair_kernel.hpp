@@ -92,32 +92,46 @@ struct ScanExclusions {
   int n = 0;
 };
 
-// The neighbour-list distance test, in the same variants: appends to out,
-// in order, every atoms[m] (m < n) other than `self` with
-// (xi - x[m])^2 + (yi - y[m])^2 + (zi - z[m])^2 < reach_sq whose id
-// (ex.ids[m]) is none of ex.excluded, and returns how many. The sum is
-// formed in that order without fused multiply-adds in every variant, so all
-// variants list the same atoms. out needs room for n + 16.
-using NeighborScanFn = int (*)(const double* x, const double* y, const double* z, const int* atoms, int n, double xi,
-                               double yi, double zi, double reach_sq, int self, const ScanExclusions& ex, int* out);
+// The neighbour-list distance test, in the same variants, for up to
+// kScanGroup atoms of one block of cells against the block's shared run of
+// candidates: for each atom, appends to out[a], in order, every atoms[m]
+// (m < n) other than self[a] with (x[a] - x[m])^2 + (y[a] - y[m])^2 +
+// (z[a] - z[m])^2 < reach_sq whose id (ids[m], when ids is set) is none of
+// the atom's excluded ids, and sets count[a]. The sum is formed in that
+// order without fused multiply-adds in every variant, so all variants list
+// the same atoms. The AVX-512 variant loads each candidate vector once for
+// the group, whose appends then run side by side (one atom at a time, each
+// vector waited on its own append: benchmarks/NOTES.md, 2026-11-29). The
+// run is read in whole vectors of 8: x, y, z, atoms and ids need n rounded
+// up to 8 entries, those past n far away (+inf); out[a] needs room for
+// n + 16.
+constexpr int kScanGroup = 4;
+struct ScanGroup {
+  int n = 0;  // atoms in the group, 1 .. kScanGroup
+  double x[kScanGroup], y[kScanGroup], z[kScanGroup];
+  int self[kScanGroup];
+  int* out[kScanGroup];
+  int count[kScanGroup];       // set by the scan
+  const AtomId* ids = nullptr;  // the run's ids (null: no exclusions), as far as x
+  const AtomId* excluded[kScanGroup] = {};
+  int excluded_n[kScanGroup] = {};
+};
+using NeighborScanGroupFn = void (*)(const double* x, const double* y, const double* z, const int* atoms, int n,
+                                     double reach_sq, ScanGroup& g);
 namespace simd_scalar {
-int neighbor_scan(const double*, const double*, const double*, const int*, int, double, double, double, double, int,
-                  const ScanExclusions&, int*);
+void neighbor_scan_group(const double*, const double*, const double*, const int*, int, double, ScanGroup&);
 }
 namespace simd_avx2 {
-int neighbor_scan(const double*, const double*, const double*, const int*, int, double, double, double, double, int,
-                  const ScanExclusions&, int*);
+void neighbor_scan_group(const double*, const double*, const double*, const int*, int, double, ScanGroup&);
 }
 namespace simd_avx512 {
-int neighbor_scan(const double*, const double*, const double*, const int*, int, double, double, double, double, int,
-                  const ScanExclusions&, int*);
+void neighbor_scan_group(const double*, const double*, const double*, const int*, int, double, ScanGroup&);
 }
-
-inline NeighborScanFn neighbor_scan_for(SimdLevel level) {
+inline NeighborScanGroupFn neighbor_scan_group_for(SimdLevel level) {
   switch (level) {
-    case SimdLevel::kAvx512: return &simd_avx512::neighbor_scan;
-    case SimdLevel::kAvx2: return &simd_avx2::neighbor_scan;
-    default: return &simd_scalar::neighbor_scan;
+    case SimdLevel::kAvx512: return &simd_avx512::neighbor_scan_group;
+    case SimdLevel::kAvx2: return &simd_avx2::neighbor_scan_group;
+    default: return &simd_scalar::neighbor_scan_group;
   }
 }
 

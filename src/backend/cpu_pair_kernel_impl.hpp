@@ -480,6 +480,71 @@ inline int neighbor_scan_impl(const double* x, const double* y, const double* z,
   return k;
 }
 
+#if defined(__AVX512F__)
+// G atoms of a group; a template so that their registers stay registers.
+template <int G, bool kExclude>
+inline void scan_group_of(const double* x, const double* y, const double* z, const int* atoms, int n,
+                          double reach_sq, ScanGroup& g) {
+  __m512d vx[G], vy[G], vz[G];
+  __m256i vself[G];
+  int k[G];
+  for (int a = 0; a < G; ++a) {
+    vx[a] = _mm512_set1_pd(g.x[a]);
+    vy[a] = _mm512_set1_pd(g.y[a]);
+    vz[a] = _mm512_set1_pd(g.z[a]);
+    vself[a] = _mm256_set1_epi32(g.self[a]);
+    k[a] = 0;
+  }
+  const __m512d vr = _mm512_set1_pd(reach_sq);
+  for (int m = 0; m < n; m += 8) {
+    const __m512d cx = _mm512_loadu_pd(x + m), cy = _mm512_loadu_pd(y + m), cz = _mm512_loadu_pd(z + m);
+    const __m256i j = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(atoms + m));
+    const __m512i id = kExclude ? _mm512_loadu_si512(g.ids + m) : _mm512_setzero_si512();
+    for (int a = 0; a < G; ++a) {
+      const __m512d dx = _mm512_sub_pd(vx[a], cx), dy = _mm512_sub_pd(vy[a], cy), dz = _mm512_sub_pd(vz[a], cz);
+      const __m512d r2 =
+          _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
+      __mmask8 hit = _mm512_cmp_pd_mask(r2, vr, _CMP_LT_OQ) & _mm256_cmpneq_epi32_mask(j, vself[a]);
+      if (kExclude)
+        for (int e = 0; e < g.excluded_n[a]; ++e)
+          hit &= _mm512_cmpneq_epi64_mask(id, _mm512_set1_epi64(g.excluded[a][e]));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.out[a] + k[a]), _mm256_maskz_compress_epi32(hit, j));
+      k[a] += __builtin_popcount(hit);
+    }
+  }
+  for (int a = 0; a < G; ++a) g.count[a] = k[a];
+}
+#endif
+
+static_assert(kScanGroup == 4, "neighbor_scan_group_impl dispatches groups of 1 to 4");
+inline void neighbor_scan_group_impl(const double* x, const double* y, const double* z, const int* atoms, int n,
+                                     double reach_sq, ScanGroup& g) {
+#if defined(__AVX512F__)
+  if (g.ids) {
+    switch (g.n) {
+      case 1: return scan_group_of<1, true>(x, y, z, atoms, n, reach_sq, g);
+      case 2: return scan_group_of<2, true>(x, y, z, atoms, n, reach_sq, g);
+      case 3: return scan_group_of<3, true>(x, y, z, atoms, n, reach_sq, g);
+      default: return scan_group_of<kScanGroup, true>(x, y, z, atoms, n, reach_sq, g);
+    }
+  }
+  switch (g.n) {
+    case 1: return scan_group_of<1, false>(x, y, z, atoms, n, reach_sq, g);
+    case 2: return scan_group_of<2, false>(x, y, z, atoms, n, reach_sq, g);
+    case 3: return scan_group_of<3, false>(x, y, z, atoms, n, reach_sq, g);
+    default: return scan_group_of<kScanGroup, false>(x, y, z, atoms, n, reach_sq, g);
+  }
+#else
+  for (int a = 0; a < g.n; ++a) {
+    const ScanExclusions ex{g.ids, g.excluded[a], g.ids ? g.excluded_n[a] : 0};
+    g.count[a] = ex.n > 0 ? neighbor_scan_impl<true>(x, y, z, atoms, n, g.x[a], g.y[a], g.z[a], reach_sq, g.self[a],
+                                                    ex, g.out[a])
+                          : neighbor_scan_impl<false>(x, y, z, atoms, n, g.x[a], g.y[a], g.z[a], reach_sq,
+                                                     g.self[a], ex, g.out[a]);
+  }
+#endif
+}
+
 inline void copy_candidates_impl(const CandidatesIn& from, int m0, int n, const CandidatesOut& to, int at) {
   int m = 0;
 #if defined(__AVX512F__)

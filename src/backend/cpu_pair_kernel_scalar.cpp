@@ -22,10 +22,9 @@ bool clusters_near(const double* ci, const double* cj, double reach_sq) {
   return clusters_near_impl(ci, cj, reach_sq);
 }
 
-int neighbor_scan(const double* x, const double* y, const double* z, const int* atoms, int n, double xi, double yi,
-                  double zi, double reach_sq, int self, const ScanExclusions& ex, int* out) {
-  return ex.n == 0 ? neighbor_scan_impl<false>(x, y, z, atoms, n, xi, yi, zi, reach_sq, self, ex, out)
-                   : neighbor_scan_impl<true>(x, y, z, atoms, n, xi, yi, zi, reach_sq, self, ex, out);
+void neighbor_scan_group(const double* x, const double* y, const double* z, const int* atoms, int n, double reach_sq,
+                         ScanGroup& g) {
+  neighbor_scan_group_impl(x, y, z, atoms, n, reach_sq, g);
 }
 
 void copy_candidates(const CandidatesIn& from, int m0, int n, const CandidatesOut& to, int at) {

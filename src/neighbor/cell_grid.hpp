@@ -57,10 +57,12 @@ struct CellGrid {
 // included) over the region [lo, hi): cells reach/2 wide (2) waste less of
 // the searched volume on corners than cells reach wide (1), but only pay when
 // a cell holds atoms enough; at fewer than one atom per half-width cell (a
-// WCA melt: 0.37), the per-row overhead of 25 short rows costs more than
-// scanning the 9 rows of wider cells (benchmarks/NOTES.md, chain race). The
-// CPU's builder (verlet_builder.cpp) and the device's
-// (kernels/device/neighbor_build.hpp) both ask it.
+// WCA melt: 0.37), the device's per-atom search pays more for 25 short
+// rows than it saves over the 9 rows of wider cells (benchmarks/NOTES.md,
+// chain race). The CPU's builder (verlet_builder.cpp), which shares one run
+// among a block of cells, and the device's
+// (kernels/device/neighbor_build.hpp) both ask it: the cell width fixes the
+// list order, and so the sums, on both.
 inline int reach_in_cells(int natoms, const double lo[3], const double hi[3], double reach) {
   constexpr double kFineCellAtoms = 1.0;
   const double volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);

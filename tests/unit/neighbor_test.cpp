@@ -48,7 +48,16 @@ std::size_t require_exact_list(Simulation& sim) {
 }  // namespace
 
 TEST_CASE("Verlet list holds exactly the pairs within cutoff + skin (brute force)", "[neighbor]") {
-  Simulation sim(test::deck_from(test::lj_lattice_yaml(5, 1.0, 0, "{style: nve, dt: 0.005}")));
+  // Dense (cells half the reach wide, blocks of 2 x 2 x 2 sharing their
+  // candidates) and sparse (cells a reach wide, reach_in_cells).
+  const double density = GENERATE(0.8442, 0.3);
+  const int cells = density > 0.5 ? 5 : 7;
+  std::string yaml = test::lj_lattice_yaml(cells, 1.0, 0, "{style: nve, dt: 0.005}");
+  yaml.replace(yaml.find("density: 0.8442"), 15, "density: " + std::to_string(density));
+  Simulation sim(test::deck_from(yaml));
+  const Box& box = sim.box();
+  const double lo[3] = {0, 0, 0}, hi[3] = {box.length(0), box.length(1), box.length(2)};
+  CHECK(reach_in_cells(static_cast<int>(sim.atoms().nlocal), lo, hi, sim.reach()) == (density > 0.5 ? 2 : 1));
   auto& a = sim.atoms();
   for (std::size_t i = 0; i < a.nlocal; ++i) {  // random-ish displacements, some across the box faces
     a.x[i] += 0.6 * std::sin(12.9898 * a.id[i]);
@@ -56,7 +65,8 @@ TEST_CASE("Verlet list holds exactly the pairs within cutoff + skin (brute force
     a.z[i] += 0.6 * std::sin(37.719 * a.id[i]);
   }
   sim.setup();
-  CHECK(require_exact_list(sim) > 50 * sim.atoms().nlocal);
+  // About 78 (dense) and 28 (sparse) an atom within the reach.
+  CHECK(require_exact_list(sim) > (density > 0.5 ? 50 : 20) * sim.atoms().nlocal);
 }
 
 // The rows are as wide as the last build's longest row needs (plus room to

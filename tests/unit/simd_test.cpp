@@ -8,6 +8,7 @@
 #include <map>
 #include <catch2/catch.hpp>
 #include <memory>
+#include <limits>
 #include <random>
 
 #include "neighbor/verlet_builder.hpp"
@@ -534,7 +535,9 @@ TEST_CASE("the list search's variants copy candidates and list neighbours alike,
   std::mt19937 rng(29);
   std::uniform_real_distribution<double> pos(-2.0, 2.0);
   // Runs of every length around the vector widths, ids with repeats (a
-  // partner's periodic images share its id), and 0 to 6 excluded ids.
+  // partner's periodic images share its id), groups of 1 to 4 atoms, some
+  // of them candidates themselves, each with its own 0 to 6 excluded ids.
+  const AtomId excluded[6] = {100, 107, 103, 111, 105, 101};
   for (int n = 0; n <= 37; ++n) {
     std::vector<double> x(n), y(n), z(n);
     std::vector<int> atoms(n);
@@ -544,36 +547,72 @@ TEST_CASE("the list search's variants copy candidates and list neighbours alike,
       atoms[m] = 3 * m + 1;
       id[m] = 100 + static_cast<AtomId>(rng() % 12);
     }
-    const AtomId excluded[6] = {100, 107, 103, 111, 105, 101};
-    const int self = n > 2 ? atoms[2] : -1;
     const CandidatesIn from{x.data(), y.data(), z.data(), atoms.data(), id.data()};
-    for (int ne = 0; ne <= 6; ne += 2) {
-      std::vector<int> want;
-      for (int m = 0; m < n; ++m) {
-        const double r2 = (0.1 - x[m]) * (0.1 - x[m]) + (0.2 - y[m]) * (0.2 - y[m]) + (0.3 - z[m]) * (0.3 - z[m]);
-        bool keep = r2 < 2.25 && atoms[m] != self;
-        for (int e = 0; e < ne; ++e) keep = keep && id[m] != excluded[e];
-        if (keep) want.push_back(atoms[m]);
+    for (int size = 1; size <= kScanGroup; ++size) {
+      double gx[kScanGroup], gy[kScanGroup], gz[kScanGroup];
+      int self[kScanGroup], nex[kScanGroup];
+      std::vector<std::vector<int>> want(size);
+      for (int g = 0; g < size; ++g) {
+        const int m = n > 0 ? (3 * g + n / 2) % n : 0;
+        const bool candidate = n > 0 && g % 2 == 0;
+        gx[g] = candidate ? x[m] : pos(rng);
+        gy[g] = candidate ? y[m] : pos(rng);
+        gz[g] = candidate ? z[m] : pos(rng);
+        self[g] = candidate ? atoms[m] : -7;
+        nex[g] = (2 * (g + size)) % 8 % 7;
+        for (int c = 0; c < n; ++c) {
+          const double r2 =
+              (gx[g] - x[c]) * (gx[g] - x[c]) + (gy[g] - y[c]) * (gy[g] - y[c]) + (gz[g] - z[c]) * (gz[g] - z[c]);
+          bool keep = r2 < 2.25 && atoms[c] != self[g];
+          for (int e = 0; e < nex[g]; ++e) keep = keep && id[c] != excluded[e];
+          if (keep) want[g].push_back(atoms[c]);
+        }
       }
-      for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
-        if (!simd_supported(level)) continue;
-        INFO("level " << static_cast<int>(level) << ", " << n << " candidates, " << ne << " excluded ids");
-        // Copied behind 3 others, as the builder appends a cell's rows.
-        std::vector<double> cx(n + 11), cy(n + 11), cz(n + 11);
-        std::vector<int> ca(n + 11);
-        std::vector<AtomId> cid(n + 11);
-        copy_candidates_for(level)(from, 0, n, CandidatesOut{cx.data(), cy.data(), cz.data(), ca.data(), cid.data()},
-                                   3);
-        bool same = true;
-        for (int m = 0; m < n; ++m)
-          same = same && cx[3 + m] == x[m] && cy[3 + m] == y[m] && cz[3 + m] == z[m] && ca[3 + m] == atoms[m] &&
-                 cid[3 + m] == id[m];
-        CHECK(same);
-        std::vector<int> out(n + 16);
-        const ScanExclusions ex{cid.data() + 3, excluded, ne};
-        const int k = neighbor_scan_for(level)(cx.data() + 3, cy.data() + 3, cz.data() + 3, ca.data() + 3, n, 0.1, 0.2,
-                                               0.3, 2.25, self, ex, out.data());
-        CHECK(std::vector<int>(out.begin(), out.begin() + k) == want);
+      for (bool with_ids : {false, true}) {
+        for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+          if (!simd_supported(level)) continue;
+          INFO("level " << static_cast<int>(level) << ", " << n << " candidates, a group of " << size
+                        << (with_ids ? ", exclusions" : ""));
+          // Copied behind 3 others, as the builder appends a block's rows,
+          // then padded to whole vectors with far-away candidates.
+          const int whole = 3 + (n + 7) / 8 * 8;
+          std::vector<double> cx(whole + 8), cy(whole + 8), cz(whole + 8);
+          std::vector<int> ca(whole + 8);
+          std::vector<AtomId> cid(whole + 8);
+          copy_candidates_for(level)(from, 0, n,
+                                     CandidatesOut{cx.data(), cy.data(), cz.data(), ca.data(), cid.data()}, 3);
+          bool same = true;
+          for (int m = 0; m < n; ++m)
+            same = same && cx[3 + m] == x[m] && cy[3 + m] == y[m] && cz[3 + m] == z[m] && ca[3 + m] == atoms[m] &&
+                   cid[3 + m] == id[m];
+          CHECK(same);
+          for (int m = 3 + n; m < whole; ++m) cx[m] = cy[m] = cz[m] = std::numeric_limits<double>::infinity();
+          ScanGroup group;
+          group.n = size;
+          std::vector<std::vector<int>> out(size, std::vector<int>(whole + 16));
+          for (int g = 0; g < size; ++g) {
+            group.x[g] = gx[g], group.y[g] = gy[g], group.z[g] = gz[g];
+            group.self[g] = self[g];
+            group.out[g] = out[g].data();
+            group.excluded[g] = excluded;
+            group.excluded_n[g] = nex[g];
+          }
+          if (with_ids) group.ids = cid.data() + 3;
+          neighbor_scan_group_for(level)(cx.data() + 3, cy.data() + 3, cz.data() + 3, ca.data() + 3, whole - 3, 2.25,
+                                         group);
+          for (int g = 0; g < size; ++g) {
+            std::vector<int> expect = want[g];
+            if (!with_ids) {  // no ids: nothing excluded
+              expect.clear();
+              for (int c = 0; c < n; ++c) {
+                const double r2 = (gx[g] - x[c]) * (gx[g] - x[c]) + (gy[g] - y[c]) * (gy[g] - y[c]) +
+                                  (gz[g] - z[c]) * (gz[g] - z[c]);
+                if (r2 < 2.25 && atoms[c] != self[g]) expect.push_back(atoms[c]);
+              }
+            }
+            CHECK(std::vector<int>(out[g].begin(), out[g].begin() + group.count[g]) == expect);
+          }
+        }
       }
     }
   }
