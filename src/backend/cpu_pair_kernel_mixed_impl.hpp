@@ -167,13 +167,18 @@ inline __m512d reduce_two(__m512d a, __m512d b) {
   const __m512d q = _mm512_add_pd(h, _mm512_shuffle_f64x2(h, h, _MM_SHUFFLE(2, 3, 0, 1)));
   return _mm512_add_pd(q, _mm512_permute_pd(q, 0x55));
 }
-// The same trees for eight rows' folded lanes at once, component by
-// component: p[r] holds row r's 8 doubles; row r's sum lands in out[r].
-// Level by level the pairs are reduce_two's, (l, l + 4), then (0, 2) and
-// (1, 3), then (0, 1), so the bits are the same; a row's tree no longer
-// ends the row's chain of dependencies, and 8 rows take 9 vector additions
-// and 18 shuffles where one row took 3 and 3 (the row-end reduction was 12 %
-// of the kernel, 32k frozen lattice, 1 thread, 2026-11-29).
+inline double lane0(__m512d v) { return _mm512_cvtsd_f64(v); }
+inline double lane4(__m512d v) { return _mm_cvtsd_f64(_mm512_extractf64x2_pd(v, 2)); }
+#endif
+
+#if defined(__AVX512F__)
+// reduce_lanes for eight rows at once, component by component: p[r] holds
+// row r's 8 lanes; row r's sum lands in out[r]. Level by level the pairs
+// are reduce_lanes's, (l, l + 4), then (0, 2) and (1, 3), then (0, 1), so
+// the bits are the same; a row no longer ends on its tree's latency, and
+// 8 rows' three components take 21 vector additions and 42 shuffles where
+// reduce_two, a row at a time, took 48 and 64 (the row-end reduction was
+// 12 % of this kernel's time, 32k frozen lattice, 1 thread, 2026-11-29).
 inline void reduce_eight(const __m512d* p, double* out) {
   __m512d h[4], q[2];
   for (int k = 0; k < 4; ++k)
@@ -190,8 +195,50 @@ inline void reduce_eight(const __m512d* p, double* out) {
     out[k + 4] = t[2 * k + 1];
   }
 }
-inline double lane0(__m512d v) { return _mm512_cvtsd_f64(v); }
-inline double lane4(__m512d v) { return _mm_cvtsd_f64(_mm512_extractf64x2_pd(v, 2)); }
+#endif
+
+#if defined(__AVX512F__)
+// Forces only (most steps), AVX-512: rows' force lanes, folded to 8
+// doubles a component, wait in groups of eight for reduce_eight, then go
+// out as store_lane_sums writes them. (The double row kernel's rows, twice
+// as long, showed no gain from it: 32k frozen lattice, 1 thread, Pair
+// 0.558-0.593 s against 0.565-0.578 s.)
+struct PendingRows {
+  static constexpr int kRows = 8;
+  __m512d f[3][kRows];
+  int first = 0, n = 0;
+  template <class Args>
+  void add(const Args& a, int i, __m512d fx, __m512d fy, __m512d fz) {
+    if (n == 0) first = i;
+    f[0][n] = fx;
+    f[1][n] = fy;
+    f[2][n] = fz;
+    if (++n == kRows) flush(a);
+  }
+  template <class Args>
+  void flush(const Args& a) {
+    if (n == 0) return;
+    for (int c = 0; c < 3; ++c)
+      for (int r = n; r < kRows; ++r) f[c][r] = _mm512_setzero_pd();
+    double* out[3] = {a.fx, a.fy, a.fz};
+    for (int c = 0; c < 3; ++c) {
+      double sum[kRows];
+      reduce_eight(f[c], sum);
+      for (int r = 0; r < n; ++r) out[c][first + r] = a.accumulate ? out[c][first + r] + sum[r] : sum[r];
+    }
+    // No energy or virial in these lanes: zero, as store_lane_sums writes.
+    for (double* o : {a.pe, a.virial})
+      for (int r = 0; r < n; ++r) o[first + r] = a.accumulate ? o[first + r] + 0.0 : 0.0;
+    n = 0;
+  }
+};
+constexpr bool kPendingRows = true;
+#else
+struct PendingRows {
+  template <class Args>
+  void flush(const Args&) {}
+};
+constexpr bool kPendingRows = false;
 #endif
 
 // Atom i's lane sums into the outputs (store_lane_sums's rule).
@@ -229,49 +276,6 @@ inline void store_mixed_sums(const Args& a, int i, const MixedLaneSums& s, const
     for (int c = 0; c < 6; ++c) fold_lanes(vt.t[c], lt.t[c]);
   store_lane_sums<kTensor, Args, false, kEnergy>(a, i, ls, lt, nullptr);
 }
-
-#if defined(__AVX512F__)
-// Forces only (most steps): rows' folded lanes wait in groups of eight for
-// reduce_eight.
-struct PendingRows {
-  static constexpr int kRows = 8;
-  __m512d f[3][kRows];
-  int first = 0, n = 0;
-  template <class Args>
-  void add(const Args& a, int i, const MixedLaneSums& s) {
-    if (n == 0) first = i;
-    f[0][n] = fold_lanes(_mm512_load_ps(s.fx));
-    f[1][n] = fold_lanes(_mm512_load_ps(s.fy));
-    f[2][n] = fold_lanes(_mm512_load_ps(s.fz));
-    if (++n == kRows) flush(a);
-  }
-  template <class Args>
-  void flush(const Args& a) {
-    if (n == 0) return;
-    for (int c = 0; c < 3; ++c)
-      for (int r = n; r < kRows; ++r) f[c][r] = _mm512_setzero_pd();
-    double* out[3] = {a.fx, a.fy, a.fz};
-    for (int c = 0; c < 3; ++c) {
-      double sum[kRows];
-      reduce_eight(f[c], sum);
-      for (int r = 0; r < n; ++r) out[c][first + r] = a.accumulate ? out[c][first + r] + sum[r] : sum[r];
-    }
-    // No energy or virial in these lanes: zero, as store_lane_sums writes.
-    for (double* o : {a.pe, a.virial})
-      for (int r = 0; r < n; ++r) o[first + r] = a.accumulate ? o[first + r] + 0.0 : 0.0;
-    n = 0;
-  }
-};
-constexpr bool kPendingRows = true;
-#else
-struct PendingRows {
-  template <class Args>
-  void add(const Args&, int, const MixedLaneSums&) {}
-  template <class Args>
-  void flush(const Args&) {}
-};
-constexpr bool kPendingRows = false;
-#endif
 
 template <class Pot, bool kOneType, bool kTensor, bool kEnergy>
 __attribute__((flatten)) void mixed_rows(const PairKernelArgs<typename Pot::Params>& a, int begin, int end) {
@@ -312,10 +316,14 @@ __attribute__((flatten)) void mixed_rows(const PairKernelArgs<typename Pot::Para
       else
         mixed_block<Pot, kOneType, kTensor, kEnergy, WF>(a, row, idx, rest, ri, s, vt);
     }
-    if constexpr (kBatch)
-      pending.add(a, i, s);
-    else
-      store_mixed_sums<kTensor, kEnergy>(a, i, s, vt);
+#if defined(__AVX512F__)
+    if constexpr (kBatch) {
+      pending.add(a, i, fold_lanes(_mm512_load_ps(s.fx)), fold_lanes(_mm512_load_ps(s.fy)),
+                  fold_lanes(_mm512_load_ps(s.fz)));
+      continue;
+    }
+#endif
+    store_mixed_sums<kTensor, kEnergy>(a, i, s, vt);
   }
   if constexpr (kBatch) pending.flush(a);
 }
