@@ -150,50 +150,51 @@ inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const 
 
 // The pairs of atom i (at xi, yi, zi) with atoms idx[0, N), lane l taking
 // idx[l]: separation, its square, force (times the separation), energy and
-// the pair's cutoff, whether or not the pair is within it.
-struct LanePairs {
-  alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
-};
+// the pair's cutoff, whether or not the pair is within it. Into plain lane
+// arrays of the caller: through a struct of them, GCC stored all seven every
+// block, and a full row's Pair took 12 % longer (benchmarks/NOTES.md, "What
+// the mixed row kernel waits on").
 template <class Pot, bool kOneType, int N = W>
 inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
-                       double xi, double yi, double zi, LanePairs& p) {
+                       double xi, double yi, double zi, double* dx, double* dy, double* dz, double* r2, double* f,
+                       double* e, double* cut) {
   using P = typename Pot::Params;
   alignas(64) double xj[W], yj[W], zj[W], tj[W];
   load_lanes<N>(a.pos, idx, xj, yj, zj, tj);
 #pragma omp simd
   for (int l = 0; l < N; ++l) {
-    p.dx[l] = xi - xj[l];
-    p.dy[l] = yi - yj[l];
-    p.dz[l] = zi - zj[l];
-    p.r2[l] = p.dx[l] * p.dx[l] + p.dy[l] * p.dy[l] + p.dz[l] * p.dz[l];
+    dx[l] = xi - xj[l];
+    dy[l] = yi - yj[l];
+    dz[l] = zi - zj[l];
+    r2[l] = dx[l] * dx[l] + dy[l] * dy[l] + dz[l] * dz[l];
   }
   if (kOneType) {
     const P& q = row[1];
 #pragma omp simd
     for (int l = 0; l < N; ++l) {
-      Pot::eval(p.r2[l], q, p.f[l], p.e[l]);
-      p.cut[l] = q.cutsq;
+      Pot::eval(r2[l], q, f[l], e[l]);
+      cut[l] = q.cutsq;
     }
   } else {
     for (int l = 0; l < N; ++l) {
       const P& q = row[static_cast<int>(tj[l])];
-      Pot::eval(p.r2[l], q, p.f[l], p.e[l]);
-      p.cut[l] = q.cutsq;
+      Pot::eval(r2[l], q, f[l], e[l]);
+      cut[l] = q.cutsq;
     }
   }
 }
 
-// Neighbours idx[0, nvalid) of atom i, lane l taking idx[l].
-// N = 4: a row's last block of at most 4 neighbours, in lanes 0-3 as in a
-// whole block. A whole block's lanes 4-7 would add +0 or -0 there, which
-// changes no bit: a lane sum starts at +0 and, rounding to nearest, never
-// becomes -0 (x + (-x) is +0), and +0 + (-0) is +0.
+// Neighbours idx[0, nvalid) of atom i, lane l taking idx[l], into a full
+// row's lane sums. N = 4: a row's last block of at most 4 neighbours, in
+// lanes 0-3 as in a whole block. A whole block's lanes 4-7 would add +0 or
+// -0 there, which changes no bit: a lane sum starts at +0 and, rounding to
+// nearest, never becomes -0 (x + (-x) is +0), and +0 + (-0) is +0.
 template <class Pot, bool kOneType, bool kTensor, bool kEnergy, int N = W>
 inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
                        int nvalid, double xi, double yi, double zi, LaneSums& s, LaneTensor& vt) {
-  LanePairs p;
-  eval_lanes<Pot, kOneType, N>(a, row, idx, xi, yi, zi, p);
-  add_lane_sums<kTensor, kEnergy, N>(nvalid, p.dx, p.dy, p.dz, p.r2, p.cut, p.f, p.e, s, vt);
+  alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
+  eval_lanes<Pot, kOneType, N>(a, row, idx, xi, yi, zi, dx, dy, dz, r2, f, e, cut);
+  add_lane_sums<kTensor, kEnergy, N>(nvalid, dx, dy, dz, r2, cut, f, e, s, vt);
 }
 
 // The same for a half list's row (PairKernelArgs::half): lane l's pair
@@ -205,9 +206,8 @@ template <class Pot, bool kOneType, bool kTensor, bool kEnergy>
 inline void pair_block_half(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row,
                             const int* idx, int nvalid, double xi, double yi, double zi, LaneSums& s,
                             LaneTensor& vt, double (*jbuf)[W]) {
-  LanePairs p;
-  eval_lanes<Pot, kOneType>(a, row, idx, xi, yi, zi, p);
-  const double *dx = p.dx, *dy = p.dy, *dz = p.dz, *r2 = p.r2, *f = p.f, *e = p.e, *cut = p.cut;
+  alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
+  eval_lanes<Pot, kOneType>(a, row, idx, xi, yi, zi, dx, dy, dz, r2, f, e, cut);
   alignas(64) double fm[W], wt[W], em[W], jd[W];
   // The partners' forces go straight to the buffer (HalfRowBuffer).
   // (No __builtin_assume_aligned: clang 14's UBSan check of it crashes the
@@ -275,6 +275,16 @@ inline void store_lane_sums(const Args& a, int i, const LaneSums& s, const LaneT
     }
 }
 
+// A row's last, partial block from entry k of its n: read in place when
+// the row is padded (valid atoms up to the next block), else copied into
+// `copy` with atom i itself in the lanes past the end.
+template <int L>
+inline const int* row_tail(const int* list, int k, int n, bool padded, int i, int* copy) {
+  if (padded) return list + k;
+  for (int l = 0; l < L; ++l) copy[l] = k + l < n ? list[k + l] : i;
+  return copy;
+}
+
 // The n neighbours `list` of atom i, W at a time: block(idx, nvalid) with
 // idx[0, nvalid) the neighbours and idx[nvalid, W) atoms that may be read
 // but add nothing (the row's padding, else i itself).
@@ -282,12 +292,9 @@ template <class Block>
 inline void for_lane_blocks(const int* list, int n, bool padded, int i, const Block& block) {
   int k = 0;
   for (; k + W <= n; k += W) block(list + k, W);
-  if (k < n && padded) {
-    block(list + k, n - k);
-  } else if (k < n) {
-    alignas(32) int idx[W];
-    for (int l = 0; l < W; ++l) idx[l] = k + l < n ? list[k + l] : i;
-    block(idx, n - k);
+  if (k < n) {
+    alignas(64) int copy[W];
+    block(row_tail<W>(list, k, n, padded, i, copy), n - k);
   }
 }
 
@@ -329,11 +336,32 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
     const int i = kHalf ? a.order[k] : k;
     const double* pi = a.pos + 4L * i;
     const typename Pot::Params* row = a.params + static_cast<long>(static_cast<int>(pi[3])) * a.type_stride;
-    LaneSums s = {};
+    LaneSums s;
+#pragma omp simd
+    for (int l = 0; l < W; ++l) s.fx[l] = s.fy[l] = s.fz[l] = s.e[l] = s.w[l] = 0.0;
     LaneTensor vt;
     if constexpr (kTensor) vt = {};
-    for_lane_blocks(a.nbr + i * a.stride, a.nbr_count[i], a.padded, i, [&](const int* idx, int nvalid) {
-      if constexpr (kHalf) {
+    if constexpr (!kHalf) {
+      // for_lane_blocks's blocks, in a plain loop: through its lambda Pair
+      // took 2-9 % longer (benchmarks/NOTES.md, "What the mixed row kernel
+      // waits on"). Same blocks, same sums.
+      const int* list = a.nbr + i * a.stride;
+      const int n = a.nbr_count[i];
+      int m = 0;
+      for (; m + W <= n; m += W)
+        pair_block<Pot, kOneType, kTensor, kEnergy>(a, row, list + m, W, pi[0], pi[1], pi[2], s, vt);
+      if (const int rest = n - m; rest > 0) {
+        alignas(64) int copy[W];
+        const int* idx = row_tail<W>(list, m, n, a.padded, i, copy);
+        // A row's short last block (or a short row): half the lanes' work.
+        // WCA melts have 10-14 neighbours a row, so most rows end in one.
+        if (rest <= 4)
+          pair_block<Pot, kOneType, kTensor, kEnergy, 4>(a, row, idx, rest, pi[0], pi[1], pi[2], s, vt);
+        else
+          pair_block<Pot, kOneType, kTensor, kEnergy>(a, row, idx, rest, pi[0], pi[1], pi[2], s, vt);
+      }
+    } else {
+      for_lane_blocks(a.nbr + i * a.stride, a.nbr_count[i], a.padded, i, [&](const int* idx, int nvalid) {
         if (buf.n == HalfRowBuffer::kBlocks) buf.flush(a.fx, a.fy, a.fz, a.nlocal);
         // A padded row's blocks are read in place; a copied tail block
         // (for_lane_blocks) lives no longer than this call.
@@ -342,14 +370,8 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
         pair_block_half<Pot, kOneType, kTensor, kEnergy>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt, buf.f[buf.n]);
         ++buf.n;
         if (!a.padded) buf.flush(a.fx, a.fy, a.fz, a.nlocal);
-      } else if (nvalid <= 4) {
-        // A row's short last block (or a short row): half the lanes' work.
-        // WCA melts have 10-14 neighbours a row, so most rows end in one.
-        pair_block<Pot, kOneType, kTensor, kEnergy, 4>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
-      } else {
-        pair_block<Pot, kOneType, kTensor, kEnergy>(a, row, idx, nvalid, pi[0], pi[1], pi[2], s, vt);
-      }
-    });
+      });
+    }
     store_lane_sums<kTensor, PairKernelArgs<typename Pot::Params>, kHalf, kEnergy>(a, i, s, vt, nullptr);
   }
   if constexpr (kHalf) buf.flush(a.fx, a.fy, a.fz, a.nlocal);

@@ -305,12 +305,8 @@ __attribute__((flatten)) void mixed_rows(const PairKernelArgs<typename Pot::Para
     if (const int rest = n - k; rest > 0) {
       // A padded row holds valid atoms up to the next multiple of W: its
       // last block is read in place, as a half block when it fits one.
-      const int* idx = list + k;
       alignas(64) int copy[WF];
-      if (!a.padded) {
-        for (int l = 0; l < WF; ++l) copy[l] = l < rest ? list[k + l] : i;
-        idx = copy;
-      }
+      const int* idx = row_tail<WF>(list, k, n, a.padded, i, copy);
       if (rest <= W)
         mixed_block<Pot, kOneType, kTensor, kEnergy, W>(a, row, idx, rest, ri, s, vt);
       else
