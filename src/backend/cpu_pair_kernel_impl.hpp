@@ -151,9 +151,10 @@ inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const 
 // The pairs of atom i (at xi, yi, zi) with atoms idx[0, N), lane l taking
 // idx[l]: separation, its square, force (times the separation), energy and
 // the pair's cutoff, whether or not the pair is within it. Into plain lane
-// arrays of the caller: through a struct of them, GCC stored all seven every
-// block, and a full row's Pair took 12 % longer (benchmarks/NOTES.md, "What
-// the mixed row kernel waits on").
+// arrays of the caller: through a struct of them, GCC stored all seven to
+// the stack every block (with the plain row loop below, taking the struct
+// away cut a full row's Pair by 11-15 %; benchmarks/NOTES.md, "What the
+// mixed row kernel waits on").
 template <class Pot, bool kOneType, int N = W>
 inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
                        double xi, double yi, double zi, double* dx, double* dy, double* dz, double* r2, double* f,
@@ -336,7 +337,7 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
     const int i = kHalf ? a.order[k] : k;
     const double* pi = a.pos + 4L * i;
     const typename Pot::Params* row = a.params + static_cast<long>(static_cast<int>(pi[3])) * a.type_stride;
-    LaneSums s;
+    LaneSums s;  // zeroed by a lane loop, as mixed_rows's (`= {}` can become a `rep stos`)
 #pragma omp simd
     for (int l = 0; l < W; ++l) s.fx[l] = s.fy[l] = s.fz[l] = s.e[l] = s.w[l] = 0.0;
     LaneTensor vt;
