@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build LAMMPS `lmp` with the GPU package (CUDA, sm_90) from Debian 12's lammps
-# source package (20220106), serial (MPI STUBS), for the GPU peer runs of
+# source package (20220106), with Debian's Open MPI, for the GPU peer runs of
 # benchmarks/gpu-peers/run.sh. Everything is cached outside the repository.
 #
 #   bash benchmarks/gpu-peers/build-lammps-gpu.sh [double|mixed|both]   (default: both)
@@ -56,7 +56,11 @@ done
 # The key of a build: source version, patch, options. A change rebuilds.
 OPTS_COMMON=(
   -D CMAKE_BUILD_TYPE=Release
-  -D BUILD_MPI=no            # serial MPI STUBS: the device machine has no MPI
+  # Debian's Open MPI, the one the device bundle carries (mpi/, lib/): the GPU
+  # package leaves integration, packing and ghosts to the host, so users run
+  # several ranks per GPU; a serial (STUBS) lmp measured one core, not the GPU
+  # (benchmarks/results/gpu-2026-11-28b-h200.md).
+  -D BUILD_MPI=yes
   -D BUILD_OMP=no            # no libgomp needed
   -D BUILD_SHARED_LIBS=no
   -D BUILD_TOOLS=no

@@ -10,8 +10,8 @@
 #   DEST/gamdpy/src/gamdpy/     gamdpy's package source (git archive of the fetched
 #                               mirror's HEAD, cached in $TESSERA_PEERS_CACHE)
 #   DEST/gamdpy/LICENSE.txt
-#   DEST/lammps/bin/lmp-double  LAMMPS 20220106 + GPU package (CUDA, sm_90, serial
-#   DEST/lammps/bin/lmp-mixed   STUBS), stripped; built by build-lammps-gpu.sh
+#   DEST/lammps/bin/lmp-double  LAMMPS 20220106 + GPU package (CUDA, sm_90, Open
+#   DEST/lammps/bin/lmp-mixed   MPI), stripped; built by build-lammps-gpu.sh
 #   DEST/lammps/lib/            the shared libraries ldd lists for them, less glibc's,
 #                               the loader's and libcuda (the driver's must be used)
 #   DEST/PEERS_MANIFEST.txt     versions, files, sizes, newest glibc symbol needed
@@ -131,7 +131,7 @@ glibc_need() {
 {
   echo "# Tessera GPU peers bundle (benchmarks/gpu-peers/bundle.sh), $(date -u +%FT%TZ)"
   echo "gamdpy: github jklust/gamdpy $GAMDPY_COMMIT ($GAMDPY_DATE), package source only"
-  echo "lammps: Debian source package lammps 20220106.git7586adbb6a+ds1-2 (LAMMPS $LAMMPS_RELEASE), GPU package, CUDA $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' | cut -d' ' -f2), sm_90, serial (MPI STUBS), precisions: $LAMMPS_PRECS"
+  echo "lammps: Debian source package lammps 20220106.git7586adbb6a+ds1-2 (LAMMPS $LAMMPS_RELEASE), GPU package, CUDA $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' | cut -d' ' -f2), sm_90, Debian's Open MPI (run with the bundle's mpirun), precisions: $LAMMPS_PRECS"
   echo "patch: $(basename "$HERE/lammps-20220106-cuda13.patch") sha256 $(sha256sum "$HERE/lammps-20220106-cuda13.patch" | cut -c1-16)"
   echo "newest glibc symbol needed by lmp and its libraries: $(glibc_need "$DEST"/lammps/bin/* "$DEST"/lammps/lib/*)"
   echo "files:"

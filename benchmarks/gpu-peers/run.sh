@@ -4,10 +4,14 @@
 # filled by benchmarks/gpu-peers/bundle.sh):
 #
 #   bash run.sh --tessera PATH_TO_TESSERA --lib LIBDIR --work WORKDIR \
-#               --budget SECONDS --summary SUMMARY_FILE
+#               --budget SECONDS --summary SUMMARY_FILE [--mpi MPI_PREFIX]
 #
 # --lib is what Tessera needs on LD_LIBRARY_PATH; lmp's own libraries are in
-# the bundle (lammps/lib). Every run is capped with `timeout`, and the whole
+# the bundle (lammps/lib). --mpi is the device bundle's relocated Open MPI
+# (its mpi/ folder): lmp is an MPI build and runs as LAMMPS_RANKS ranks
+# (default: the machine's cores, at most 16) sharing the one GPU, the layout
+# LAMMPS's GPU package is meant for (it leaves integration, packing and
+# ghost exchange to the host cores). Every run is capped with `timeout`, and the whole
 # script ends within --budget seconds. Everything goes to stdout; the markdown
 # summary (engine, precision, atoms, atom-steps/s, Tessera/peer) is rewritten
 # after every run, and each measured figure is printed as a CSV line
@@ -33,8 +37,8 @@
 # 2 usage; 77 no usable GPU (nothing run; the summary says why).
 set -u
 
-usage() { echo "usage: bash run.sh --tessera PATH --lib LIBDIR --work WORKDIR --budget SECONDS --summary FILE" >&2; exit 2; }
-TESSERA="" LIB="" WORK="" BUDGET="" SUMMARY=""
+usage() { echo "usage: bash run.sh --tessera PATH --lib LIBDIR --work WORKDIR --budget SECONDS --summary FILE [--mpi MPI_PREFIX]" >&2; exit 2; }
+TESSERA="" LIB="" WORK="" BUDGET="" SUMMARY="" MPI_PREFIX=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tessera) TESSERA="${2:-}"; shift 2 ;;
@@ -42,7 +46,8 @@ while [ $# -gt 0 ]; do
     --work) WORK="${2:-}"; shift 2 ;;
     --budget) BUDGET="${2:-}"; shift 2 ;;
     --summary) SUMMARY="${2:-}"; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    --mpi) MPI_PREFIX="${2:-}"; shift 2 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
@@ -58,12 +63,15 @@ case "$SUMMARY" in /*) ;; *) SUMMARY="$PWD/$SUMMARY" ;; esac
 mkdir -p "$(dirname "$SUMMARY")"
 case "$TESSERA" in /*) ;; *) TESSERA="$PWD/$TESSERA" ;; esac
 [ -n "$LIB" ] && case "$LIB" in /*) ;; *) LIB="$PWD/$LIB" ;; esac
+[ -n "$MPI_PREFIX" ] && case "$MPI_PREFIX" in /*) ;; *) MPI_PREFIX="$PWD/$MPI_PREFIX" ;; esac
 cd "$WORK" || exit 2
 
 GAMDPY_COMMIT=unknown LAMMPS_VERSION=20220106 LAMMPS_PRECS=""
 # shellcheck disable=SC1091
 [ -f "$HERE/peers.env" ] && . "$HERE/peers.env"
 DATE=$(date -u +%F)
+LMP_RANKS=${LAMMPS_RANKS:-$(nproc)}
+((LMP_RANKS > 16)) && LMP_RANKS=16
 GPU="none"
 TCOMMIT="unknown"
 FAILED=0
@@ -77,7 +85,7 @@ write_summary() {
   {
     echo "## GPU peers, same call ($DATE, $GPU)"
     echo
-    echo "Tessera $TCOMMIT; gamdpy ${GAMDPY_COMMIT:0:12}; LAMMPS $LAMMPS_VERSION GPU package (serial, 1 rank)."
+    echo "Tessera $TCOMMIT; gamdpy ${GAMDPY_COMMIT:0:12}; LAMMPS $LAMMPS_VERSION GPU package ($LMP_RANKS ranks sharing the GPU)."
     echo "fcc 0.8442, cutoff 2.5, skin 0.3, NVE. Tessera/peer > 1: Tessera is faster."
     echo
     echo "| system | engine | precision | atoms | atom-steps/s | Tessera/peer | note |"
@@ -95,9 +103,9 @@ write_summary() {
 note() { NOTES+=("$*"); echo "== note: $*"; write_summary; }
 write_summary
 
-# figure ENGINE PRECISION LAYOUT ATOMS RATE COMMIT
-figure() { echo "figure,$DATE,$6,$GPU,$1,$2,$3,$4,1,$5"; }
-failed() { echo "figure-failed,$DATE,$6,$GPU,$1,$2,$3,$4,1,$5"; FAILED=1; }
+# figure ENGINE PRECISION LAYOUT ATOMS RATE COMMIT [RANKS]
+figure() { echo "figure,$DATE,$6,$GPU,$1,$2,$3,$4,${7:-1},$5"; }
+failed() { echo "figure-failed,$DATE,$6,$GPU,$1,$2,$3,$4,${7:-1},$5"; FAILED=1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a > 0 && b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 # ---- 0. is there a GPU? ----
@@ -194,14 +202,14 @@ run_tessera() {
   write_summary
 }
 
-# peer_row SYSTEM ENGINE PRECISION LAYOUT ATOMS RATE TESSERA_RATE COMMIT NOTE
+# peer_row SYSTEM ENGINE PRECISION LAYOUT ATOMS RATE TESSERA_RATE COMMIT NOTE [RANKS]
 peer_row() {
-  figure "$2" "$3" "$4" "$5" "$6" "$8"
+  figure "$2" "$3" "$4" "$5" "$6" "$8" "${10:-1}"
   ROWS+=("| $1 | $2 | $3 | $5 | $6 | $(ratio "$7" "$6") | $9 |")
   write_summary
 }
-peer_fail() {  # SYSTEM ENGINE PRECISION LAYOUT ATOMS REASON COMMIT
-  failed "$2" "$3" "$4" "$5" "$(echo "$6" | tr ',' ';')" "$7"
+peer_fail() {  # SYSTEM ENGINE PRECISION LAYOUT ATOMS REASON COMMIT [RANKS]
+  failed "$2" "$3" "$4" "$5" "$(echo "$6" | tr ',' ';')" "$7" "${8:-1}"
   local what=failed
   case "$6" in "not run"*) what="not run" ;; esac
   ROWS+=("| $1 | $2 | $3 | $5 | $what | | $(echo "$6" | tr '|' '/') |")
@@ -269,20 +277,28 @@ run_gamdpy() {
 
 # ---- LAMMPS GPU package ----
 LCOMMIT="lammps-$LAMMPS_VERSION"
-LMP_LD="$HERE/lammps/lib"
+LMP_LD="$HERE/lammps/lib${LIB:+:$LIB}"
 LMP_OK=0
+# The bundle's relocated Open MPI (docs/gpu.md): OPAL_PREFIX finds its
+# plugins; -x passes the library path to the ranks.
+MPIRUN=(env OPAL_PREFIX="$MPI_PREFIX" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  PMIX_MCA_pcompress_base_silence_warning=1 OMP_NUM_THREADS=1
+  "$MPI_PREFIX/bin/mpirun" --oversubscribe --bind-to none -x LD_LIBRARY_PATH -x OMP_NUM_THREADS)
 lammps_probe() {
   local p out rc
   p=$(echo "$LAMMPS_PRECS" | awk '{print $1}')
   if [ -z "$p" ] || [ ! -x "$HERE/lammps/bin/lmp-$p" ]; then LMP_WHY="no lmp in the bundle"; return 1; fi
-  out=$(timeout -k 5 30 env LD_LIBRARY_PATH="$LMP_LD" "$HERE/lammps/bin/lmp-$p" -h 2>&1 | head -40)
+  if [ -z "$MPI_PREFIX" ] || [ ! -x "$MPI_PREFIX/bin/mpirun" ]; then
+    LMP_WHY="lmp is an MPI build and no --mpi prefix with bin/mpirun was given"; return 1
+  fi
+  out=$(timeout -k 5 30 env LD_LIBRARY_PATH="$LMP_LD" "${MPIRUN[@]}" -np 1 "$HERE/lammps/bin/lmp-$p" -h 2>&1 | head -40)
   rc=$?
   if echo "$out" | grep -q 'GLIBC_\|error while loading'; then
     # the bundled libstdc++ needs a newer glibc than this machine has: use the machine's own
     echo "$out" | grep -m1 'GLIBC_\|error while loading'
     echo "== lmp: trying without the bundled libraries"
     LMP_LD=""
-    out=$(timeout -k 5 30 "$HERE/lammps/bin/lmp-$p" -h 2>&1 | head -40)
+    out=$(timeout -k 5 30 env LD_LIBRARY_PATH="$LIB" "${MPIRUN[@]}" -np 1 "$HERE/lammps/bin/lmp-$p" -h 2>&1 | head -40)
   fi
   # A binary that starts prints its GPU package's build in its help.
   if ! echo "$out" | grep -q '^GPU package API:'; then
@@ -324,29 +340,30 @@ run_lammps() {
   local sys=$1 prec=$2 rep=$3 atoms=$4 steps=$5 want=$6 trate=$7 c rc log loop rate
   log="$WORK/lammps-gpu-$prec-$atoms.log"
   if [ $LMP_OK -ne 1 ]; then
-    peer_fail "$sys" lammps-gpu "$prec" - "$atoms" "not run: $LMP_WHY" "$LCOMMIT"; return
+    peer_fail "$sys" lammps-gpu "$prec" - "$atoms" "not run: $LMP_WHY" "$LCOMMIT" "$LMP_RANKS"; return
   fi
   if [ ! -x "$HERE/lammps/bin/lmp-$prec" ]; then
-    peer_fail "$sys" lammps-gpu "$prec" - "$atoms" "not run: no lmp-$prec in the bundle" "$LCOMMIT"; return
+    peer_fail "$sys" lammps-gpu "$prec" - "$atoms" "not run: no lmp-$prec in the bundle" "$LCOMMIT" "$LMP_RANKS"; return
   fi
   if ! c=$(cap "$want" 30); then
-    peer_fail "$sys" lammps-gpu "$prec" - "$atoms" "not run: out of budget" "$LCOMMIT"; return
+    peer_fail "$sys" lammps-gpu "$prec" - "$atoms" "not run: out of budget" "$LCOMMIT" "$LMP_RANKS"; return
   fi
-  echo "== lmp-$prec -sf gpu -pk gpu 1 in.lj x=y=z=$rep ($atoms atoms, $steps steps; at most $c s)"
-  timeout -k 5 "$c" env LD_LIBRARY_PATH="$LMP_LD" "$HERE/lammps/bin/lmp-$prec" -sf gpu -pk gpu 1 \
+  echo "== mpirun -np $LMP_RANKS lmp-$prec -sf gpu -pk gpu 1 in.lj x=y=z=$rep ($atoms atoms, $steps steps; at most $c s)"
+  timeout -k 5 "$c" env LD_LIBRARY_PATH="$LMP_LD" "${MPIRUN[@]}" -np "$LMP_RANKS" \
+    "$HERE/lammps/bin/lmp-$prec" -sf gpu -pk gpu 1 \
     -var x "$rep" -var y "$rep" -var z "$rep" -var steps "$steps" \
     -in "$WORK/in.lj-peers" -log "$WORK/log.lammps-gpu-$prec-$atoms" -nocite > "$log" 2>&1
   rc=$?
   cat "$log"
-  # "Loop time of T on 1 procs for S steps with N atoms": the run loop only
+  # "Loop time of T on P procs for S steps with N atoms": the run loop only
   loop=$(grep -E '^Loop time of' "$log" | tail -1)
   if [ $rc -eq 0 ] && [ -n "$loop" ]; then
     rate=$(echo "$loop" | awk '{ printf "%.4e", $9 * $12 / $4 }')
     peer_row "$sys" lammps-gpu "$prec" gpu-neigh "$atoms" "$rate" "$trate" "$LCOMMIT" \
-      "1 rank (no MPI there), -sf gpu -pk gpu 1; from its Loop time"
+      "$LMP_RANKS ranks sharing the GPU, -sf gpu -pk gpu 1; from its Loop time" "$LMP_RANKS"
   else
     peer_fail "$sys" lammps-gpu "$prec" - "$atoms" \
-      "$(why_failed $rc "$c" "$(grep -iE 'ERROR|Cuda driver error' "$log" | head -1 | cut -c1-150)" "$log")" "$LCOMMIT"
+      "$(why_failed $rc "$c" "$(grep -iE 'ERROR|Cuda driver error' "$log" | head -1 | cut -c1-150)" "$log")" "$LCOMMIT" "$LMP_RANKS"
   fi
 }
 

@@ -566,13 +566,16 @@ checkpoint
 # it. Its summary (markdown) goes into results.md, its `figure,` lines into
 # gpu-figures.csv.
 if [[ -f $B/peers/run.sh ]]; then
+  MPI_PREFIX_ARG=()
+  [[ -x $B/mpi/bin/mpirun ]] && MPI_PREFIX_ARG=(--mpi "$B/mpi")
   pcap=$(($(left) - reserve - 45))
   ((pcap > ${PEERS_CAP_S:-150})) && pcap=${PEERS_CAP_S:-150}
   rm -f "$work/peers-summary.md"
   mkdir -p "$work/peers"
   run_step peers "$pcap" "$OUT/peers.log" '[Ee]rror|FAIL|[Ss]ummary' \
     env -u OUT CUDA_MODULE_LOADING=EAGER bash "$B/peers/run.sh" --tessera "$B/bin/tessera" --lib "$LIB" \
-    --work "$work/peers" --budget $((pcap > 20 ? pcap - 10 : pcap)) --summary "$work/peers-summary.md"
+    --work "$work/peers" --budget $((pcap > 20 ? pcap - 10 : pcap)) --summary "$work/peers-summary.md" \
+    ${MPI_PREFIX_ARG[@]+"${MPI_PREFIX_ARG[@]}"}
   grep '^figure,' "$work/step.out" | sed 's/^figure,//' >>"$OUT/gpu-figures.csv"
   [[ -f $work/peers-summary.md ]] && peers_summary=$(head -c 20000 "$work/peers-summary.md")
 else
