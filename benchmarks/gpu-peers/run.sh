@@ -291,14 +291,14 @@ lammps_probe() {
   if [ -z "$MPI_PREFIX" ] || [ ! -x "$MPI_PREFIX/bin/mpirun" ]; then
     LMP_WHY="lmp is an MPI build and no --mpi prefix with bin/mpirun was given"; return 1
   fi
-  out=$(timeout -k 5 30 env LD_LIBRARY_PATH="$LMP_LD" "${MPIRUN[@]}" -np 1 "$HERE/lammps/bin/lmp-$p" -h 2>&1 | head -40)
+  out=$(timeout -k 5 30 env LD_LIBRARY_PATH="$LMP_LD" "${MPIRUN[@]}" -np 1 "$HERE/lammps/bin/lmp-$p" -h 2>&1 | head -120)
   rc=$?
   if echo "$out" | grep -q 'GLIBC_\|error while loading'; then
     # the bundled libstdc++ needs a newer glibc than this machine has: use the machine's own
     echo "$out" | grep -m1 'GLIBC_\|error while loading'
     echo "== lmp: trying without the bundled libraries"
     LMP_LD=""
-    out=$(timeout -k 5 30 env LD_LIBRARY_PATH="$LIB" "${MPIRUN[@]}" -np 1 "$HERE/lammps/bin/lmp-$p" -h 2>&1 | head -40)
+    out=$(timeout -k 5 30 env LD_LIBRARY_PATH="$LIB" "${MPIRUN[@]}" -np 1 "$HERE/lammps/bin/lmp-$p" -h 2>&1 | head -120)
   fi
   # A binary that starts prints its GPU package's build in its help.
   if ! echo "$out" | grep -q '^GPU package API:'; then
