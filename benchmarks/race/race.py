@@ -157,8 +157,17 @@ def check(args):
 GMX_EPS = {"double": EPS, "mixed": 2.0 ** -24}
 GMX_LAYOUTS = {"tmpi": "thread-MPI ranks of 1 OpenMP thread", "omp": "1 rank of OpenMP threads"}
 GMX_ENGINES = [f"gmx_{p}_{lay}" for p in GMX_EPS for lay in GMX_LAYOUTS]
-# Tessera's other layouts (run.sh --tessera-also) as engine tags.
+# Tessera's other layouts (run.sh --tessera-also) as engine tags, then every
+# Tessera engine as N ranks of 1 thread (run.sh --tessera-layouts ranks).
 TESSERA_ALSO = ["tessera_clusters", "tessera_mixed"]
+TESSERA_RANKS = [e + "_ranks" for e in ("tessera", *TESSERA_ALSO)]
+TESSERA_DOUBLE = ["tessera", "tessera_ranks", "tessera_clusters", "tessera_clusters_ranks"]
+TESSERA_MIXED = ["tessera_mixed", "tessera_mixed_ranks"]
+
+
+def tessera_label(e):
+    """tessera_mixed_ranks -> 'Tessera mixed ranks'."""
+    return " ".join(["Tessera", *e.split("_")[1:]])
 
 
 def gro(args):
@@ -310,7 +319,7 @@ def report(args):
             runs.setdefault((r["case"], r["engine"]), []).append(n * s / float(r["loop_s"]))
             atoms[r["case"]], steps[r["case"]] = n, s
     cases = list(atoms)
-    label = {"tessera": "Tessera", **{e: f"Tessera {e.split('_')[1]}" for e in TESSERA_ALSO},
+    label = {e: tessera_label(e) for e in ("tessera", *TESSERA_ALSO, *TESSERA_RANKS)} | {
              **{e: f"LAMMPS {VARIANTS[e][0]}" for e in VARIANTS},
              **{e: "GROMACS " + " ".join(e.split("_")[1:]) for e in GMX_ENGINES}}
     med = {k: statistics.median(v) for k, v in runs.items()}
@@ -335,11 +344,18 @@ def report(args):
     peer = {c: max(([best[c]] if c in best else []) + ([gbest["double"][c]] if c in gbest["double"] else []),
                    key=lambda e: med[(c, e)])
             for c in cases if c in best or c in gbest["double"]}
-    # Tessera's other layouts (run.sh --tessera-also), where they ran; its
-    # best double is the faster of rows and clusters.
-    also = [e for e in TESSERA_ALSO if any(k[1] == e for k in runs)]
-    tbest = {c: max([e for e in ("tessera", "tessera_clusters") if (c, e) in runs], key=lambda e: med[(c, e)])
+    # Tessera's other engines (run.sh --tessera-also, --tessera-layouts), where
+    # they ran; its best double is the fastest of rows and clusters in either
+    # layout, its best mixed the faster layout of mixed rows, as GROMACS's.
+    also = [e for e in ("tessera_ranks", "tessera_clusters", "tessera_clusters_ranks", *TESSERA_MIXED)
+            if any(k[1] == e for k in runs)]
+    tbest = {c: max([e for e in TESSERA_DOUBLE if (c, e) in runs], key=lambda e: med[(c, e)])
              for c in cases}
+    mbest = {c: max(ran, key=lambda e: med[(c, e)]) for c in cases
+             for ran in [[e for e in TESSERA_MIXED if (c, e) in runs]] if ran}
+    mixed_raced = any(e in also for e in TESSERA_MIXED)
+    which = lambda e: "" if e == "tessera" else f" ({' '.join(e.split('_')[1:])})"
+    cell = lambda c, e: f"{med[(c, e)]:.3e}" if (c, e) in runs else "—"
     layout = lambda e: e.split("_")[-1]
     phys = {c: dict(kv.split("=", 1) for kv in open(f"{args.scratch}/{c}/physics").read().split()) for c in cases}
     style = lambda c: phys[c]["style"]
@@ -356,40 +372,43 @@ def report(args):
                "fastest double-precision peer, best LAMMPS or best GROMACS double (> 1: Tessera faster). "
                "GROMACS mixed precision stands beside the ratio, not in it"
                + (": Tessera's CPU mixed precision (`precision: mixed` on its default rows) "
-                  "is not raced here (run.sh --tessera-also mixed races it). " if "tessera_mixed" not in also else
+                  "is not raced here (run.sh --tessera-also mixed races it). " if not mixed_raced else
                   ", with its own ratio, Tessera mixed (`precision: mixed` on its default rows) / "
                   "GROMACS mixed. ")
                + "GROMACS runs the LJ lattice cases only (—: not run): it has no "
                "Morse or EAM pair potential, and no list rebuilt on a distance check, which the chain "
                "case uses."), ""]
     if also:
-        out[-2] += (" Tessera is its default rows; Tessera clusters (`neighbor.layout: clusters`) and Tessera "
-                    "mixed run the lattice cases too, and the double ratio takes Tessera's faster double "
-                    "layout (named in brackets when it is clusters).")
+        out[-2] += (" Tessera is its default rows as 1 process of threads; Tessera clusters "
+                    "(`neighbor.layout: clusters`) and Tessera mixed run the lattice cases too, \"ranks\" is "
+                    "an engine run as MPI ranks of 1 thread each, and the ratios take Tessera's fastest "
+                    "double (or mixed) engine, named in brackets when it is not the default.")
     if not gmx:
-        out += ["| case | style | atoms | steps | Tessera | best LAMMPS | variant | ratio |",
-                "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"]
+        out += ["| case | style | atoms | steps | Tessera |" + "".join(f" {label[e]} |" for e in also)
+                + " best LAMMPS | variant | ratio |",
+                "| --- | --- | ---: | ---: | ---: |" + " ---: |" * len(also) + " ---: | --- | ---: |"]
     else:
         out += ["| case | style | atoms | steps | Tessera |" + "".join(f" {label[e]} |" for e in also)
                 + " best LAMMPS | variant | best GROMACS double | layout "
                 "| ratio (Tessera / best double peer) | GROMACS mixed | layout |"
-                + (" mixed ratio (Tessera mixed / GROMACS mixed) |" if "tessera_mixed" in also else ""),
+                + (" mixed ratio (best Tessera mixed / GROMACS mixed) |" if mixed_raced else ""),
                 "| --- | --- | ---: | ---: | ---: |" + " ---: |" * len(also)
-                + " ---: | --- | ---: | --- | ---: | ---: | --- |" + (" ---: |" if "tessera_mixed" in also else "")]
+                + " ---: | --- | ---: | --- | ---: | ---: | --- |" + (" ---: |" if mixed_raced else "")]
     for c in cases:
         b = best.get(c)
-        row = f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {med[(c, 'tessera')]:.3e} |" + \
+        row = f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {cell(c, 'tessera')} |" + \
               "".join(f" {med[(c, e)]:.3e} |" if (c, e) in runs else " — |" for e in also) + " " + \
               (f"{med[(c, b)]:.3e} | {variant(c, b)} |" if b else "— (every variant failed) | — |")
         gcell = lambda g: f" {med[(c, g)]:.3e} | {layout(g)} |" if g else " — | — |"
         row += gcell(gbest["double"].get(c)) if gmx else ""
         tb = tbest[c]
-        row += (f" {med[(c, tb)] / med[(c, peer[c])]:.2f}{' (clusters)' if tb != 'tessera' else ''} |"
+        row += (f" {med[(c, tb)] / med[(c, peer[c])]:.2f}{which(tb)} |"
                 if c in peer else " — |")
         row += gcell(gbest["mixed"].get(c)) if gmx else ""
-        if gmx and "tessera_mixed" in also:
-            g = gbest["mixed"].get(c)
-            row += f" {med[(c, 'tessera_mixed')] / med[(c, g)]:.2f} |" if g and (c, "tessera_mixed") in runs else " — |"
+        if gmx and mixed_raced:
+            g, mb = gbest["mixed"].get(c), mbest.get(c)
+            row += f" {med[(c, mb)] / med[(c, g)]:.2f}{' (ranks)' if mb.endswith('_ranks') else ''} |" \
+                if g and mb else " — |"
         out.append(row)
     if failures:
         out += ["", "LAMMPS variants that failed, left out of that case from the failing repetition on:", "",
@@ -423,7 +442,7 @@ def report(args):
             "- Same physics, checked before timing (a 20-step run of each engine) and again on every timed "
             "run: atom count, neighbour-list builds, and the step-0 temperature (vs T0), PE per atom and "
             "pressure (vs the exact lattice sums) of both engines, to round-off"
-            + (" (Tessera mixed: to the statistical single-precision bound)." if "tessera_mixed" in also else ".")]
+            + (" (Tessera mixed: to the statistical single-precision bound)." if mixed_raced else ".")]
     if gmx:
         out += ["- GROMACS units: sigma = 1 nm, epsilon = 1 kJ/mol, mass = 1 u, so tau = 1 ps, dt = 0.005 ps, "
                 "T0 = 1.44 / k_B = 173.19 K (GROMACS's k_B, 0.0083144626181532 kJ/mol/K); one atom type "
@@ -437,21 +456,28 @@ def report(args):
                 "leap-frog average around step 0, so temperature is not compared. Timed: md.log's wall "
                 f"time from `mdrun -resetstep 20` to the end, the same number of steps and list builds as "
                 "the other engines, after one untimed list period."]
+    def tessera_cmd(e):
+        cmd = args.tessera_ranks_cmd if e.endswith("_ranks") else args.tessera_cmd
+        return cmd.replace("tessera.yaml", e.removesuffix("_ranks") + ".yaml")
     out += ["", "Commands:", "", "```", args.command,
-            f"cd $CASE && {args.tessera_cmd}",
-            *([f"cd $CASE && {args.tessera_cmd.replace('tessera.yaml', e + '.yaml')}   # {e}.yaml: tessera.yaml "
-               + ("with `precision: mixed`" if e == "tessera_mixed" else "with `layout: clusters` in `neighbor`")
-               for e in also]),
+            *[f"cd $CASE && {tessera_cmd(e)}" + ("" if e.removesuffix("_ranks") == "tessera" else
+                f"   # {e.removesuffix('_ranks')}.yaml: tessera.yaml "
+                + ("with `precision: mixed`" if e.startswith("tessera_mixed") else "with `layout: clusters` in `neighbor`"))
+              for e in ("tessera", *also) if any(k[1] == e for k in runs)],
             f"cd $CASE && {args.lammps_cmd}",
             *([f"cd $CASE && {args.gromacs_cmd}"] if gmx else []), "```", "",
             "Logs and inputs: a temporary folder, not kept (run.sh names it when it starts).", ""]
 
     png = os.path.splitext(args.out)[0] + ".png"
-    series = [("Tessera", dict(color="C0", lw=2.2, marker="o"), {c: "tessera" for c in cases}, True)]
+    series = [("Tessera double (best layout)", dict(color="C0", lw=2.2, marker="o"), tbest, True)]
     series += [(label[e], kw, {c: e for c in cases if (c, e) in runs}, False)
-               for e, kw in (("tessera_clusters", dict(color="C0", lw=1.2, ls=":", marker="o", alpha=0.7)),
-                             ("tessera_mixed", dict(color="C0", lw=1.2, ls="--", marker="X", alpha=0.7)))
-               if e in also]
+               for e, kw in (("tessera", dict(color="C0", lw=1.0, ls="-.", marker=".", alpha=0.6)),
+                             ("tessera_ranks", dict(color="C0", lw=1.0, ls=(0, (1, 2)), marker=".", alpha=0.6)),
+                             ("tessera_clusters", dict(color="C0", lw=1.2, ls=":", marker="o", alpha=0.7)))
+               if any(k[1] == e for k in runs)]
+    if mbest:
+        series += [("Tessera mixed (best layout)", dict(color="C0", lw=1.2, ls="--", marker="X", alpha=0.7),
+                    mbest, False)]
     series += [
               (f"LAMMPS (best of {'/'.join(VARIANTS[e][0] for e in lammps)})",
                dict(color="C3", lw=2.2, marker="s"), best, True)]
@@ -534,6 +560,7 @@ def main():
     g = sub.add_parser("gromacs-loop", help="print 'wall-seconds steps atoms' of a GROMACS run's timed steps")
     g.add_argument("--log", required=True, help="md.log of the run")
     r = sub.add_parser("report", help="medians, markdown table and PNG from run.sh's timings.tsv")
+    r.add_argument("--tessera-ranks-cmd", default="(not given)")
     for a in ("timings", "out", "command", "commit", "cores", "tessera-version", "lammps-version",
               "tessera-cmd", "tessera-layout", "lammps-cmd", "load", "scratch"):
         r.add_argument("--" + a, required=True)

@@ -15,8 +15,12 @@ Usage: benchmarks/race/run.sh [options]
   --sizes LIST    cases to run, comma-separated from: 32k,256k,2M,16M,morse,chain,eam (default: all)
   --reps N        timed repetitions per engine and case (default: 3)
   --cores N       Tessera threads (1 process) = LAMMPS MPI ranks (default: $(nproc))
-  --tessera-ranks run Tessera as N MPI ranks of 1 thread each, as LAMMPS runs,
-                  instead of 1 process of N threads
+  --tessera-layouts LIST  Tessera's layouts on N cores, comma-separated from:
+                  threads (1 process of N OpenMP threads; engine tags tessera,
+                  tessera_mixed, ...), ranks (N MPI ranks of 1 thread each, as
+                  LAMMPS runs; tags tessera_ranks, tessera_mixed_ranks, ...)
+                  (default: threads,ranks; threads on 1 core)
+  --tessera-ranks the same as --tessera-layouts ranks
   --tessera BIN   Tessera binary (default: <repo>/build/src/app/tessera)
   --tessera-also LIST  more Tessera engines on the lattice cases (32k ... 16M, morse),
                   comma-separated from: clusters (neighbor.layout: clusters, double),
@@ -53,7 +57,7 @@ declare -A cells=([32k]=20 [256k]=40 [2M]=80 [16M]=160 [morse]=40 [chain]=0 [eam
 declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200 [chain]=2000 [eam]=500)
 all_cases="32k 256k 2M 16M morse chain eam"
 
-sizes="32k,256k,2M,16M,morse,chain,eam"; reps=3; cores=$(nproc); out=""; steps=""; dry=0; tranks=0
+sizes="32k,256k,2M,16M,morse,chain,eam"; reps=3; cores=$(nproc); out=""; steps=""; dry=0; tlayouts=""
 variants="plain,opt"
 gmx_precisions="double,mixed"
 gmx_cache="${TESSERA_CPU_PEERS_CACHE:-$(cd "$repo/.." && pwd)/.cache/tessera-cpu-peers}"
@@ -73,7 +77,8 @@ while [ $# -gt 0 ]; do
     --gromacs) gmx_precisions="$2"; shift 2 ;;
     --gromacs-cache) gmx_cache="$2"; shift 2 ;;
     --dry-run) dry=1; shift ;;
-    --tessera-ranks) tranks=1; shift ;;
+    --tessera-ranks) tlayouts=ranks; shift ;;
+    --tessera-layouts) tlayouts="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -107,6 +112,21 @@ for t in ${also//,/ }; do
 done
 lattice_cases=" 32k 256k 2M 16M morse "
 also_in() { [[ "$lattice_cases" == *" $1 "* ]] && echo "${tessera_also[@]}"; }  # case
+# Tessera's layouts (issue 31 item 4: on this 2-vCPU VM one process of two
+# threads had slow phases lasting minutes that two ranks did not): each engine
+# above runs in each layout, the ranks one tagged <engine>_ranks.
+[ -n "$tlayouts" ] || { [ "$cores" -gt 1 ] && tlayouts=threads,ranks || tlayouts=threads; }
+tsuffixes=()
+for l in ${tlayouts//,/ }; do
+  case "$l" in threads) tsuffixes+=("") ;; ranks) tsuffixes+=(_ranks) ;;
+    *) die "unknown --tessera-layouts '$l' (choose from: threads, ranks)" ;; esac
+done
+[ ${#tsuffixes[@]} -gt 0 ] || die "--tessera-layouts is empty"
+tessera_tags() {  # case: every Tessera engine tag of the case, layouts inner
+  local b x
+  for b in tessera $(also_in "$1"); do for x in "${tsuffixes[@]}"; do echo -n "$b$x "; done; done
+}
+tprec() { [[ "$1" == tessera_mixed* ]] && echo mixed || echo double; }  # tag
 
 # GROMACS: per precision its binary in the cpu-peers cache, and the engine tags
 # gmx_<precision>_<layout> of the timings (race.py). It runs the LJ lattice cases
@@ -161,8 +181,8 @@ mem_kb=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
 printf "%-6s %10s %6s %12s %8s\n" case atoms steps est.minutes est.GB
 for c in "${cases[@]}"; do
   n=${cells[$c]}; atoms=$((4 * n * n * n)); s=${steps:-${nsteps[$c]}}
-  nalso=$(wc -w <<< "$(also_in "$c")")
-  nrun=$((1 + nalso + ${#engines[@]})); ncheck=$((2 + nalso)); ng=0
+  ntess=$(wc -w <<< "$(tessera_tags "$c")")
+  nrun=$((ntess + ${#engines[@]})); ncheck=$((1 + ntess)); ng=0
   [[ " ${gmx_here[*]} " != *" $c "* ]] || { ng=$((${#gmx_run[@]} * nlay)); ncheck=$((ncheck + 3 * ${#gmx_run[@]})); }
   secs=$(( (reps * (nrun * s + ng * (s + 20)) + 20 * ncheck) * atoms / (3000000 * cores) \
            + (reps * (nrun + ng) + ncheck) * atoms * 6 / 1000000 ))
@@ -303,10 +323,12 @@ EOF
 
 # Each run leaves its stdout/log in $dir/<tag>.log; Tessera's CSV is renamed to match.
 tessera_run=(env OMP_NUM_THREADS="$cores" "$tessera" run tessera.yaml --threads "$cores")
-[ "$tranks" = 0 ] || tessera_run=(env OMP_NUM_THREADS=1 "${mpi[@]}" "$tessera" run tessera.yaml --threads 1)
-run_tessera() {  # dir tag [deck, default tessera.yaml]
-  (cd "$1" && "${tessera_run[@]/#tessera.yaml/${3:-tessera.yaml}}" > "$2.log" 2>&1 \
-     && mv tessera.thermo.csv "$2.csv") || { tail -n 5 "$1/$2.log" >&2; die "Tessera failed in $1"; }
+tessera_ranks_run=(env OMP_NUM_THREADS=1 "${mpi[@]}" "$tessera" run tessera.yaml --threads 1)
+run_tessera() {  # dir engine logtag: the engine's deck (<engine less _ranks>.yaml) in its layout
+  local deck="${2%_ranks}.yaml" cmd=("${tessera_run[@]}")
+  [[ "$2" != *_ranks ]] || cmd=("${tessera_ranks_run[@]}")
+  (cd "$1" && "${cmd[@]/#tessera.yaml/$deck}" > "$3.log" 2>&1 \
+     && mv tessera.thermo.csv "$3.csv") || { tail -n 5 "$1/$3.log" >&2; die "Tessera ($2) failed in $1"; }
 }
 run_lammps() {  # dir tag [switches...]
   local dir=$1 tag=$2; shift 2
@@ -369,12 +391,10 @@ check() {  # dir tessera-tag lammps-tag [precision]; prints race.py's table, or 
 # 20 steps so that the rebuild schedule is checked too, not only step 0.
 for c in "${cases[@]}"; do
   write_inputs "$c" "$scratch/$c/check" 20
-  run_tessera "$scratch/$c/check" tessera
   run_lammps "$scratch/$c/check" lammps
-  echo -n "run.sh: $c same physics: "; check "$scratch/$c/check" tessera lammps
-  for t in $(also_in "$c"); do
-    run_tessera "$scratch/$c/check" "$t" "$t.yaml"
-    echo -n "run.sh: $c same physics, $t: "; check "$scratch/$c/check" "$t" lammps "$([ "$t" = tessera_mixed ] && echo mixed || echo double)"
+  for t in $(tessera_tags "$c"); do
+    run_tessera "$scratch/$c/check" "$t" "$t"
+    echo -n "run.sh: $c same physics, $t: "; check "$scratch/$c/check" "$t" lammps "$(tprec "$t")"
   done
   [[ " ${gmx_here[*]} " == *" $c "* ]] || continue
   for p in "${gmx_run[@]}"; do
@@ -403,8 +423,7 @@ for c in "${cases[@]}"; do
     done
   fi
   for r in $(seq "$reps"); do
-    run_tessera "$dir" "tessera-$r"
-    for t in $(also_in "$c"); do run_tessera "$dir" "$t-$r" "$t.yaml"; done
+    for t in $(tessera_tags "$c"); do run_tessera "$dir" "$t" "$t-$r"; done
     for v in ${variants//,/ }; do
       [ -z "${failed[$c:${vtag[$v]}]:-}" ] || continue
       # shellcheck disable=SC2086  # a variant's switches are words
@@ -416,16 +435,19 @@ for c in "${cases[@]}"; do
       IFS=_ read -r _ p l <<< "$g"
       run_gromacs "$dir" "$p" "$l" "$g-$r"
     done
-    for e in "${ran[@]}"; do check "$dir" "tessera-$r" "$e-$r" > /dev/null; done  # same physics each run
-    for t in $(also_in "$c"); do
-      [ ${#ran[@]} -eq 0 ] || check "$dir" "$t-$r" "${ran[0]}-$r" "$([ "$t" = tessera_mixed ] && echo mixed || echo double)" > /dev/null
+    # same physics each run: the default rows against every LAMMPS variant, the others against one
+    for t in $(tessera_tags "$c"); do
+      case "$t" in
+        tessera|tessera_ranks) for e in "${ran[@]}"; do check "$dir" "$t-$r" "$e-$r" > /dev/null; done ;;
+        *) [ ${#ran[@]} -eq 0 ] || check "$dir" "$t-$r" "${ran[0]}-$r" "$(tprec "$t")" > /dev/null ;;
+      esac
     done
     for g in "${gtags[@]}"; do
       IFS=_ read -r _ p _ <<< "$g"
       gmx_check "$dir" "$g-$r" "$p" "$c" > /dev/null
     done
-    # shellcheck disable=SC2046  # also_in's tags are words
-    for e in tessera $(also_in "$c") "${ran[@]}" "${gtags[@]}"; do
+    # shellcheck disable=SC2046  # tessera_tags's tags are words
+    for e in $(tessera_tags "$c") "${ran[@]}" "${gtags[@]}"; do
       if [[ "$e" == gmx_* ]]; then timing="$("$python" "$here/race.py" gromacs-loop --log "$dir/$e-$r.log")" || die "$dir/$e-$r.log: no timing"
       else timing="$(loop_of "$dir/$e-$r.log")"; fi
       read -r t st at <<< "$timing"
@@ -465,7 +487,8 @@ mkdir -p "$(dirname "$out")"
   --command "$invocation" --commit "$commit ($dirty)" --cores "$cores" \
   --tessera-version "$("$tessera" --version 2>&1 | head -1)" \
   --lammps-version "$(head -1 "$scratch/${cases[0]}/check/lammps.log")" \
-  --tessera-cmd "${tessera_run[*]}" --tessera-layout "$([ "$tranks" = 0 ] && echo "1 process, $cores OpenMP threads" || echo "$cores MPI ranks, 1 thread each")" \
+  --tessera-cmd "${tessera_run[*]}" --tessera-ranks-cmd "${tessera_ranks_run[*]}" \
+  --tessera-layout "$(for x in "${tsuffixes[@]}"; do [ -z "$x" ] && echo -n "1 process of $cores OpenMP threads (threads); " || echo -n "$cores MPI ranks of 1 thread each (ranks, tags *_ranks); "; done | sed 's/; $//')" \
   --lammps-cmd "OMP_NUM_THREADS=1 ${mpi[*]} $lmp [SWITCHES] -in lammps.in -log L -screen none   # SWITCHES per variant: $switches" \
   --build-flags "$flags" --load "$load_before -> $load_after" --scratch "$scratch" \
   --gromacs-version "${gmx_version:-?}" --gromacs-cmd "${gmx_cmd:-?}" --peers-cache "$gmx_cache" --repo "$repo"

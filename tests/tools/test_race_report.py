@@ -123,5 +123,49 @@ def layouts():
         return verdict(checks, text, "Tessera's layouts and the mixed ratio")
 
 
+def ranks():
+    """Every Tessera engine in both of run.sh's layouts (--tessera-layouts
+    threads,ranks): a column each, and each ratio from the faster layout,
+    named when it is the ranks one; the ranks engines' commands are the
+    mpirun ones."""
+    with tempfile.TemporaryDirectory(prefix=f"race-ranks-{os.getpid()}-") as d:
+        times = {"tessera": 1.0, "tessera_ranks": 0.9, "tessera_mixed": 0.6, "tessera_mixed_ranks": 0.7,
+                 "omp": 2.0, "gmx_double_tmpi": 1.2, "gmx_mixed_tmpi": 0.5}
+        rows = ["case\tengine\trep\tloop_s\tsteps\tatoms"]
+        for rep in (1, 2, 3):
+            for e, t in times.items():
+                rows.append(f"32k\t{e}\t{rep}\t{t}\t100\t32000")
+        with open(os.path.join(d, "timings.tsv"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+        os.makedirs(os.path.join(d, "32k"))
+        with open(os.path.join(d, "32k", "physics"), "w") as f:
+            f.write("style=lj/cut density=0.8442 temp=1.44 cutoff=2.5 coeffs=1,1\n")
+        out = os.path.join(d, "race.md")
+        r = subprocess.run([sys.executable, RACE, "report", "--timings", os.path.join(d, "timings.tsv"),
+                            "--out", out, "--command", "run.sh (test)", "--commit", "test", "--cores", "2",
+                            "--tessera-version", "t", "--lammps-version", "l",
+                            "--tessera-cmd", "tessera run tessera.yaml --threads 2",
+                            "--tessera-ranks-cmd", "mpirun -np 2 tessera run tessera.yaml --threads 1",
+                            "--tessera-layout", "both", "--lammps-cmd", "l", "--load", "0", "--scratch", d],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print(r.stdout, r.stderr)
+            return 1
+        text = open(out).read()
+        row = [line for line in text.splitlines() if line.startswith("| 32k | lj/cut |")]
+        cells = [c.strip() for c in row[0].split("|")[1:-1]] if row else []
+        checks = [
+            (len(cells) == 16, f"columns {cells}"),
+            # 32000 * 100 / (1.0, 0.9, 0.6, 0.7 s): threads, ranks, mixed threads, mixed ranks
+            (cells[4:8] == ["3.200e+06", "3.556e+06", "5.333e+06", "4.571e+06"], f"Tessera engines {cells[4:8]}"),
+            (cells[12] == "1.33 (ranks)", f"double ratio {cells[12]}"),  # 1.2 / 0.9
+            (cells[15] == "0.83", f"mixed ratio {cells[15]}"),  # 0.5 / 0.6, threads the faster
+            ("mpirun -np 2 tessera run tessera_mixed.yaml --threads 1" in text, "no ranks command for the mixed deck"),
+            ("tessera run tessera_mixed.yaml --threads 2" in text, "no threads command for the mixed deck"),
+            ("| 32k | Tessera mixed ranks |" in text, "no row of all runs for Tessera mixed ranks"),
+        ] if cells else [(False, "no 32k row")]
+        return verdict(checks, text, "Tessera's two layouts, each ratio from the faster")
+
+
 if __name__ == "__main__":
-    sys.exit(main() or layouts())
+    sys.exit(main() or layouts() or ranks())
