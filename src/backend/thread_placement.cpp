@@ -49,6 +49,21 @@ std::string cpu_ranges(const std::vector<int>& cpus) {
   return s;
 }
 
+std::vector<int> allowed_cpus() {
+  std::vector<int> out;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mask)) out.push_back(c);
+  return out;
+}
+
+int default_thread_count(std::size_t allowed, int sharing) {
+  const long n = static_cast<long>(allowed) / std::max(sharing, 1);
+  return static_cast<int>(std::max(n, 1L));
+}
+
 ThreadPlacement thread_placement() {
   ThreadPlacement p;
   const omp_proc_bind_t bind = omp_get_proc_bind();
@@ -62,11 +77,7 @@ ThreadPlacement thread_placement() {
   }
   if (bind != omp_proc_bind_false)
     for (int pl : place) p.cpus.push_back(place_cpus(pl));
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &mask)) p.allowed.push_back(c);
+  p.allowed = allowed_cpus();
   return p;
 }
 

@@ -27,4 +27,17 @@ std::string describe(const ThreadPlacement& p);
 // "0-3,6,8-9".
 std::string cpu_ranges(const std::vector<int>& cpus);
 
+// The CPUs this process may run on (its affinity mask), ascending.
+std::vector<int> allowed_cpus();
+
+// The OpenMP threads a rank takes when neither the deck, --threads nor
+// OMP_NUM_THREADS gives a count: the `allowed` CPUs of its mask shared
+// evenly by the `sharing` ranks of its node whose masks are the same, at
+// least one. A launcher that binds each rank to its own cores (mpirun's
+// default for a few ranks, srun's --cpu-bind) gives sharing 1 and the
+// rank its cores; `mpirun --bind-to none -np 2` on 2 cores gives each
+// rank 1 thread where OpenMP's own default (every CPU of the mask) ran 4
+// threads on 2 CPUs.
+int default_thread_count(std::size_t allowed, int sharing);
+
 }  // namespace tessera

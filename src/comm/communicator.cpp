@@ -270,6 +270,22 @@ std::vector<int> Communicator::node_of_ranks() const {
   return out;
 }
 
+int Communicator::node_ranks_with(std::uint64_t key) const {
+  if (!mpi_ || size_ == 1) return 1;
+  MPI_Comm node = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "Comm_split_type");
+  int n = 1;
+  int rc = MPI_Comm_size(node, &n);
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(n > 0 ? n : 1), 0);
+  if (rc == MPI_SUCCESS) {
+    const WaitClock waiting(waited_);
+    rc = MPI_Allgather(&key, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, node);
+  }
+  MPI_Comm_free(&node);
+  check(rc, "Allgather (node)");
+  return static_cast<int>(std::count(keys.begin(), keys.end(), key));
+}
+
 std::string Communicator::host() const {
   char name[256] = {};
   gethostname(name, sizeof name - 1);

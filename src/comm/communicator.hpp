@@ -67,6 +67,9 @@ class Communicator {
   // memory, MPI_COMM_TYPE_SHARED, get the same label): the same vector on
   // every rank. Which halo partners a peer copy can reach.
   std::vector<int> node_of_ranks() const;
+  // How many ranks of this rank's node (MPI_COMM_TYPE_SHARED) pass the same
+  // `key`, this rank included; 1 without MPI. Collective over all ranks.
+  int node_ranks_with(std::uint64_t key) const;
 
  private:
   Communicator() = default;

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "analysis/analysis.hpp"
 #include "backend/cpu_simd.hpp"
+#include "backend/thread_placement.hpp"
 #include "bonded/bonded_registry.hpp"
 #include "core/error.hpp"
 #include "core/id_sums.hpp"
@@ -17,6 +19,7 @@
 #include "deck/yaml_section.hpp"
 #include "domain/load_balance.hpp"
 #include "integrate/cpu_atom_ops.hpp"
+#include "io/checksum.hpp"
 #include "integrate/motion_guard.hpp"
 #include "integrate/step_sequence.hpp"
 #include "manybody/manybody_styles.hpp"
@@ -49,10 +52,25 @@ class EngineHaloDevice final : public HaloDevice {
 
 }  // namespace
 
+void Simulation::choose_threads() {
+  if (deck_.threads > 0) {
+    omp_set_num_threads(deck_.threads);
+    return;
+  }
+  // Collective: every rank asks, whatever its environment says.
+  const std::vector<int> cpus = allowed_cpus();
+  const int sharing = comm_.node_ranks_with(checksum64(cpus.data(), cpus.size() * sizeof(int)));
+  if (std::getenv("OMP_NUM_THREADS")) return;
+  const int n = default_thread_count(cpus.size(), sharing);
+  omp_set_num_threads(n);
+  thread_choice_ = sharing > 1 ? fmt::format("chosen: CPUs {} shared by {} ranks of this node", cpu_ranges(cpus), sharing)
+                               : fmt::format("chosen: CPUs {}", cpu_ranges(cpus));
+}
+
 Simulation::Simulation(const Deck& deck, const Communicator& comm)
     : deck_(deck), units_(units_for(deck.units)), comm_(comm), integrator_(deck.integrator, units_, 0) {
   timers_.attach_wait_counter(&comm_.waited_seconds());
-  if (deck_.threads > 0) omp_set_num_threads(deck_.threads);
+  choose_threads();
   BuiltSystem sys = build_system(deck_, units_);
   // Every rank built the same system: one voice for its notes.
   if (comm_.rank() == 0)

@@ -79,6 +79,10 @@ class Simulation {
   // "cpu (4 OpenMP threads), double precision, avx2 pair kernel", or the
   // device engine's description.
   std::string backend_description() const;
+  // How the CPU backend's thread count was chosen when nothing set one
+  // (default_thread_count), for the run header; "" when the deck,
+  // --threads or OMP_NUM_THREADS set it.
+  const std::string& thread_choice() const { return thread_choice_; }
   // Several ranks on devices: what carries the halo, why, and what the
   // start-up self-test found ("" otherwise, or before the first build).
   std::string halo_transport_report() const { return transport_.report(); }
@@ -192,6 +196,8 @@ class Simulation {
   void add_bonded_forces(const BuiltSystem& sys);
   void check_forces() const;
   void warn(long step, const std::string& what) const;
+  // The CPU backend's OpenMP thread count (thread_choice()).
+  void choose_threads();
   std::string ghost_what() const;
   // The ghosts of the current locals: the halo's (several ranks) or the
   // periodic images.
@@ -268,6 +274,7 @@ class Simulation {
   void device_changed(bool list) { backend_->changed(list); }
 
   Deck deck_;
+  std::string thread_choice_;
   const Units& units_;  // the deck's, before everything that converts
   const Communicator& comm_;
   RankGrid grid_;

@@ -26,8 +26,10 @@ std::string run_banner(const Simulation& sim) {
     s += fmt::format(" T {} damping {}", d.integrator.temperature, d.integrator.damping);
   s += fmt::format("\nBackend    {}\n", sim.backend_description());
   if (!sim.on_device())
-    s += fmt::format("Threads    {} OpenMP thread{} per rank, {}\n", omp_get_max_threads(),
-                     omp_get_max_threads() > 1 ? "s" : "", describe(thread_placement()));
+    s += fmt::format("Threads    {} OpenMP thread{} per rank{}, {}\n", omp_get_max_threads(),
+                     omp_get_max_threads() > 1 ? "s" : "",
+                     sim.thread_choice().empty() ? "" : " (" + sim.thread_choice() + ")",
+                     describe(thread_placement()));
   if (sim.comm().parallel()) {
     const Communicator& c = sim.comm();
     const auto counts = c.allgather(static_cast<long long>(sim.atoms().nlocal));

@@ -74,7 +74,7 @@ check "step 0 temperature is the requested 1.44" grep -Eq "^0,1\.44000000000000"
 check "thermo table on screen" grep -Eq "^ +Step +Temp +PotEng +KinEng +TotEng +Press" run.txt
 check "summary: atom-steps/s" grep -Eq "^Performance: [0-9.e+]+ atom-steps/s" run.txt
 check "header: how the threads are placed (unbound unless asked)" \
-  bash -c "env | grep -q '^OMP_PROC_BIND=' || grep -Eq '^Threads +[0-9]+ OpenMP threads? per rank, not bound' run.txt"
+  bash -c "env | grep -q '^OMP_PROC_BIND=' || grep -Eq '^Threads +[0-9]+ OpenMP threads? per rank( \\(chosen: [^)]*\\))?, not bound' run.txt"
 OMP_PROC_BIND=close OMP_PLACES=threads OMP_NUM_THREADS=1 "$bin" run decks/make.yaml > bound.txt 2>&1
 check "header: threads bound on request name their CPUs" \
   grep -Eq '^Threads +1 OpenMP thread per rank, bound close \(OMP_PLACES=threads\): thread 0 on CPU [0-9]+$' bound.txt

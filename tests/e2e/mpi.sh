@@ -30,6 +30,24 @@ sed -e 's/every: 10, file: lj-melt.thermo.csv/every: 1, file: melt.csv/' -e 's/s
 "$bin" run melt.yaml --threads 1 > serial.out 2>&1
 check "one rank runs" test $? -eq 0
 cp melt.csv serial.csv
+# Nothing sets a thread count (no --threads, no OMP_NUM_THREADS): a process
+# takes every CPU it may run on; ranks that may run on the same CPUs share
+# them (default_thread_count), where OpenMP's own default gave each of them
+# all, oversubscribing the node.
+cpus=$(nproc)
+env -u OMP_NUM_THREADS "$bin" run melt.yaml > threads-default.out 2>&1
+check "no thread count given, 1 process: $cpus thread(s), chosen from its CPUs" \
+  grep -Eq "^Threads +$cpus OpenMP threads? per rank \(chosen: CPUs [0-9,-]+\)," threads-default.out
+each=$((cpus / 2 > 0 ? cpus / 2 : 1))
+env -u OMP_NUM_THREADS mpirun -np 2 --bind-to none "$bin" run melt.yaml > threads-shared.out 2>&1
+check "no thread count given, 2 unbound ranks: $each thread(s) each, the CPUs shared" \
+  grep -Eq "^Threads +$each OpenMP threads? per rank \(chosen: CPUs [0-9,-]+ shared by 2 ranks of this node\)," \
+  threads-shared.out
+check "no thread count given, 2 unbound ranks: thermo equals one rank's to 1e-10" same_thermo serial.csv melt.csv 21
+env -u OMP_NUM_THREADS OMP_NUM_THREADS=1 "$bin" run melt.yaml > threads-env.out 2>&1
+check "OMP_NUM_THREADS=1 is obeyed, and the header says nothing was chosen" \
+  grep -Eq "^Threads +1 OpenMP thread per rank, " threads-env.out
+
 for np in 2 3 4 8; do
   mpi "$np" melt.yaml > "np$np.out" 2>&1
   check "$np ranks: exit 0" test $? -eq 0
