@@ -69,4 +69,45 @@ TESSERA_HD inline double det_exp(double x) {
   return p * s1 * s2;
 }
 
+// The same method in float, for the pair math of `precision: mixed`: ln2
+// split as Cephes does (0.693359375, whose trailing zero bits keep k * hi
+// exact, and the remainder), Taylor to r^7 (truncation below 6e-9 relative
+// for |r| <= ln2 / 2), 2^k in two halves. Within 2 ulp of the exact value
+// (tests/unit/det_exp_test.cpp); +inf above 88.73, 0 below -103.98. The C
+// library's expf has no vector form here: the CPU's 16-lane float kernel
+// called it once a lane and ran Morse 0.66x as fast as double
+// (benchmarks/NOTES.md, "The two threads' slow phase").
+TESSERA_HD inline float det_expf(float x) {
+  x = x > 89.0f ? 89.0f : x;
+  x = x < -104.0f ? -104.0f : x;
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  const float t = x * kLog2e + kShift;
+  const float kf = t - kShift;
+  const float r = (x - kf * kLn2Hi) - kf * kLn2Lo;
+  // Horner, highest power first: 1/7!, ..., 1/2!, 1, 1.
+  float p = 1.98412698e-4f;
+  p = p * r + 1.38888889e-3f;
+  p = p * r + 8.33333333e-3f;
+  p = p * r + 4.16666667e-2f;
+  p = p * r + 1.66666667e-1f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  std::uint32_t tb, sb;
+  std::memcpy(&tb, &t, sizeof tb);
+  std::memcpy(&sb, &kShift, sizeof sb);
+  const std::int32_t k = static_cast<std::int32_t>(tb - sb);
+  const std::int32_t k1 = static_cast<std::int32_t>(static_cast<std::uint32_t>(k + 256) >> 1) - 128;
+  const std::int32_t k2 = k - k1;
+  const std::uint32_t b1 = static_cast<std::uint32_t>(k1 + 127) << 23;
+  const std::uint32_t b2 = static_cast<std::uint32_t>(k2 + 127) << 23;
+  float s1, s2;
+  std::memcpy(&s1, &b1, sizeof s1);
+  std::memcpy(&s2, &b2, sizeof s2);
+  return p * s1 * s2;
+}
+
 }  // namespace tessera
