@@ -25,6 +25,26 @@
 
 namespace tessera {
 
+// p * 2^k, k from the low bits of t = shift + k (shift = 1.5 * 2^kMant, so
+// t holds k exactly), for Real with kMant mantissa bits and exponent bias
+// kBias. 2^k as 2^k1 * 2^k2, each within the normal exponent range; shifts
+// on non-negative values only (AVX2 has no 64-bit arithmetic shift).
+template <class Real, class Int, class UInt, int kMant, int kBias>
+TESSERA_HD inline Real times_pow2_of(Real p, Real t, Real shift) {
+  UInt tb, sb;
+  std::memcpy(&tb, &t, sizeof tb);
+  std::memcpy(&sb, &shift, sizeof sb);
+  const Int k = static_cast<Int>(tb - sb);
+  const Int k1 = static_cast<Int>(static_cast<UInt>(k + 2 * (kBias + 1)) >> 1) - (kBias + 1);
+  const Int k2 = k - k1;
+  const UInt b1 = static_cast<UInt>(k1 + kBias) << kMant;
+  const UInt b2 = static_cast<UInt>(k2 + kBias) << kMant;
+  Real s1, s2;
+  std::memcpy(&s1, &b1, sizeof s1);
+  std::memcpy(&s2, &b2, sizeof s2);
+  return p * s1 * s2;
+}
+
 TESSERA_HD inline double det_exp(double x) {
   // Keeps k inside what the two-step scaling can represent; beyond these
   // bounds the result is already inf or 0.
@@ -52,21 +72,7 @@ TESSERA_HD inline double det_exp(double x) {
   p = p * r + 0.5;
   p = p * r + 1.0;
   p = p * r + 1.0;
-  // k from the low bits of t (t = 1.5 * 2^52 + k exactly).
-  std::uint64_t tb, sb;
-  std::memcpy(&tb, &t, sizeof tb);
-  std::memcpy(&sb, &kShift, sizeof sb);
-  const std::int64_t k = static_cast<std::int64_t>(tb - sb);
-  // 2^k as 2^k1 * 2^k2, each within the normal exponent range; shifts on
-  // non-negative values only (AVX2 has no 64-bit arithmetic shift).
-  const std::int64_t k1 = static_cast<std::int64_t>(static_cast<std::uint64_t>(k + 2048) >> 1) - 1024;
-  const std::int64_t k2 = k - k1;
-  const std::uint64_t b1 = static_cast<std::uint64_t>(k1 + 1023) << 52;
-  const std::uint64_t b2 = static_cast<std::uint64_t>(k2 + 1023) << 52;
-  double s1, s2;
-  std::memcpy(&s1, &b1, sizeof s1);
-  std::memcpy(&s2, &b2, sizeof s2);
-  return p * s1 * s2;
+  return times_pow2_of<double, std::int64_t, std::uint64_t, 52, 1023>(p, t, kShift);
 }
 
 // The same method in float, for the pair math of `precision: mixed`: ln2
@@ -96,18 +102,7 @@ TESSERA_HD inline float det_expf(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  std::uint32_t tb, sb;
-  std::memcpy(&tb, &t, sizeof tb);
-  std::memcpy(&sb, &kShift, sizeof sb);
-  const std::int32_t k = static_cast<std::int32_t>(tb - sb);
-  const std::int32_t k1 = static_cast<std::int32_t>(static_cast<std::uint32_t>(k + 256) >> 1) - 128;
-  const std::int32_t k2 = k - k1;
-  const std::uint32_t b1 = static_cast<std::uint32_t>(k1 + 127) << 23;
-  const std::uint32_t b2 = static_cast<std::uint32_t>(k2 + 127) << 23;
-  float s1, s2;
-  std::memcpy(&s1, &b1, sizeof s1);
-  std::memcpy(&s2, &b2, sizeof s2);
-  return p * s1 * s2;
+  return times_pow2_of<float, std::int32_t, std::uint32_t, 23, 127>(p, t, kShift);
 }
 
 }  // namespace tessera
