@@ -82,6 +82,33 @@ def main():
         return verdict(checks, text, "failed variants left out and listed")
 
 
+
+def report_32k(d, times, spread, tessera_args):
+    """Writes timings of one 32k case (engine -> loop seconds, rep r's time
+    times spread(r)) into folder d, runs race.py report, and returns the
+    report's text and its 32k row's cells, or None when race.py failed."""
+    rows = ["case\tengine\trep\tloop_s\tsteps\tatoms"]
+    for rep in (1, 2, 3):
+        for e, t in times.items():
+            rows.append(f"32k\t{e}\t{rep}\t{t * spread(rep)}\t100\t32000")
+    with open(os.path.join(d, "timings.tsv"), "w") as f:
+        f.write("\n".join(rows) + "\n")
+    os.makedirs(os.path.join(d, "32k"))
+    with open(os.path.join(d, "32k", "physics"), "w") as f:
+        f.write("style=lj/cut density=0.8442 temp=1.44 cutoff=2.5 coeffs=1,1\n")
+    out = os.path.join(d, "race.md")
+    r = subprocess.run([sys.executable, RACE, "report", "--timings", os.path.join(d, "timings.tsv"),
+                        "--out", out, "--command", "run.sh (test)", "--commit", "test", "--cores", "2",
+                        "--tessera-version", "t", "--lammps-version", "l", *tessera_args,
+                        "--lammps-cmd", "l", "--load", "0", "--scratch", d],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stdout, r.stderr)
+        return None
+    text = open(out).read()
+    row = [line for line in text.splitlines() if line.startswith("| 32k | lj/cut |")]
+    return text, ([c.strip() for c in row[0].split("|")[1:-1]] if row else [])
+
 def layouts():
     """Tessera's other layouts (run.sh --tessera-also) beside GROMACS: their
     columns, the double ratio from Tessera's faster double layout (named),
@@ -89,27 +116,11 @@ def layouts():
     with tempfile.TemporaryDirectory(prefix=f"race-layouts-{os.getpid()}-") as d:
         times = {"tessera": 1.0, "tessera_clusters": 0.8, "tessera_mixed": 0.7, "omp": 2.0,
                  "gmx_double_tmpi": 1.2, "gmx_double_omp": 1.3, "gmx_mixed_tmpi": 0.6, "gmx_mixed_omp": 0.5}
-        rows = ["case\tengine\trep\tloop_s\tsteps\tatoms"]
-        for rep in (1, 2, 3):
-            for e, t in times.items():
-                rows.append(f"32k\t{e}\t{rep}\t{t * (1 + 0.01 * rep)}\t100\t32000")
-        with open(os.path.join(d, "timings.tsv"), "w") as f:
-            f.write("\n".join(rows) + "\n")
-        os.makedirs(os.path.join(d, "32k"))
-        with open(os.path.join(d, "32k", "physics"), "w") as f:
-            f.write("style=lj/cut density=0.8442 temp=1.44 cutoff=2.5 coeffs=1,1\n")
-        out = os.path.join(d, "race.md")
-        r = subprocess.run([sys.executable, RACE, "report", "--timings", os.path.join(d, "timings.tsv"),
-                            "--out", out, "--command", "run.sh (test)", "--commit", "test", "--cores", "2",
-                            "--tessera-version", "t", "--lammps-version", "l", "--tessera-cmd", "run tessera.yaml",
-                            "--tessera-layout", "1 process", "--lammps-cmd", "l", "--load", "0", "--scratch", d],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print(r.stdout, r.stderr)
+        got = report_32k(d, times, lambda rep: 1 + 0.01 * rep,
+                         ["--tessera-cmd", "run tessera.yaml", "--tessera-layout", "1 process"])
+        if got is None:
             return 1
-        text = open(out).read()
-        row = [line for line in text.splitlines() if line.startswith("| 32k | lj/cut |")]
-        cells = [c.strip() for c in row[0].split("|")[1:-1]] if row else []
+        text, cells = got
         checks = [
             (len(cells) == 15, f"columns {cells}"),
             # 32000 * 100 / (1.02 s, 0.816 s, 0.714 s): the medians of the three reps
@@ -131,29 +142,13 @@ def ranks():
     with tempfile.TemporaryDirectory(prefix=f"race-ranks-{os.getpid()}-") as d:
         times = {"tessera": 1.0, "tessera_ranks": 0.9, "tessera_mixed": 0.6, "tessera_mixed_ranks": 0.7,
                  "omp": 2.0, "gmx_double_tmpi": 1.2, "gmx_mixed_tmpi": 0.5}
-        rows = ["case\tengine\trep\tloop_s\tsteps\tatoms"]
-        for rep in (1, 2, 3):
-            for e, t in times.items():
-                rows.append(f"32k\t{e}\t{rep}\t{t}\t100\t32000")
-        with open(os.path.join(d, "timings.tsv"), "w") as f:
-            f.write("\n".join(rows) + "\n")
-        os.makedirs(os.path.join(d, "32k"))
-        with open(os.path.join(d, "32k", "physics"), "w") as f:
-            f.write("style=lj/cut density=0.8442 temp=1.44 cutoff=2.5 coeffs=1,1\n")
-        out = os.path.join(d, "race.md")
-        r = subprocess.run([sys.executable, RACE, "report", "--timings", os.path.join(d, "timings.tsv"),
-                            "--out", out, "--command", "run.sh (test)", "--commit", "test", "--cores", "2",
-                            "--tessera-version", "t", "--lammps-version", "l",
-                            "--tessera-cmd", "tessera run tessera.yaml --threads 2",
-                            "--tessera-ranks-cmd", "mpirun -np 2 tessera run tessera.yaml --threads 1",
-                            "--tessera-layout", "both", "--lammps-cmd", "l", "--load", "0", "--scratch", d],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print(r.stdout, r.stderr)
+        got = report_32k(d, times, lambda rep: 1.0,
+                         ["--tessera-cmd", "tessera run tessera.yaml --threads 2",
+                          "--tessera-ranks-cmd", "mpirun -np 2 tessera run tessera.yaml --threads 1",
+                          "--tessera-layout", "both"])
+        if got is None:
             return 1
-        text = open(out).read()
-        row = [line for line in text.splitlines() if line.startswith("| 32k | lj/cut |")]
-        cells = [c.strip() for c in row[0].split("|")[1:-1]] if row else []
+        text, cells = got
         checks = [
             (len(cells) == 16, f"columns {cells}"),
             # 32000 * 100 / (1.0, 0.9, 0.6, 0.7 s): threads, ranks, mixed threads, mixed ranks
