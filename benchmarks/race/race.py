@@ -22,7 +22,10 @@ EPS = 2.0 ** -53
 # The engine tags run.sh writes for LAMMPS (its --lammps-variants), with a
 # short name and the switches they stand for.
 VARIANTS = {"lj_cut": ("plain", "the plain style"), "opt": ("opt", "`-sf opt`"), "omp": ("omp", "`-sf omp`"),
-            "intel": ("intel", "`-sf intel`, mode double")}
+            "intel": ("intel", "`-sf intel`, mode double"), "intel_mixed": ("intel mixed", "`-sf intel`, mode mixed")}
+# Those of them that compute pairs in single precision: peers of Tessera mixed
+# and GROMACS mixed, never of the double engines (best LAMMPS, the double ratio).
+LAMMPS_MIXED = ["intel_mixed"]
 
 
 def pair_terms(style, c):
@@ -110,6 +113,10 @@ def check(args):
     phys = dict(kv.split("=", 1) for kv in open(args.physics).read().split())
     atoms = r"^Loop time of .* with (\d+) atoms"
     if phys.get("style") in ("chain", "eam"):
+        if args.lammps_precision == "mixed":
+            # these cases compare the engines with each other to 1e-10, which
+            # single-precision pairs cannot meet (run.sh runs no mixed LAMMPS there)
+            sys.exit(f"race.py: no check of a mixed-precision LAMMPS for style {phys['style']}")
         return check_same_start(t, lm, from_log(args.tessera + ".log", atoms), from_log(args.lammps, atoms))
     atoms = r"^Loop time of .* with (\d+) atoms"
     na, nb = from_log(args.tessera + ".log", atoms), from_log(args.lammps, atoms)
@@ -125,19 +132,19 @@ def check(args):
     if na is None:
         print("FAILED\n  " + "\n  ".join(msgs))
         return 1
-    # Tessera's mixed precision (float pair math, double sums): GROMACS
-    # mixed's statistical single-precision bound for PE and pressure.
-    mixed = args.tessera_precision == "mixed"
-    pe, press, tol_pe, tol_p = lattice_step0(phys, na)
-    tpe, tpress, ttol_pe, ttol_p = lattice_step0(phys, na, GMX_EPS["mixed"], random_walk=True) if mixed else \
-        (pe, press, tol_pe, tol_p)
+    # Tessera's mixed precision and LAMMPS INTEL's mode mixed (both float pair
+    # math, double sums): GROMACS mixed's statistical single-precision bound
+    # for PE and pressure.
+    ref = {"double": lattice_step0(phys, na),
+           "mixed": lattice_step0(phys, na, GMX_EPS["mixed"], random_walk=True)}
     t0 = float(phys["temp"])
     # Both rescale velocities to exactly T0; what is left is the round-off of
     # summing N kinetic terms, twice (rescale, then thermo).
     tol_t = max(1e-12, 2 * na * EPS)
     rows = []
-    for name, v, (p_, pr_, tp_, tpr_) in (("Tessera" + (" mixed" if mixed else ""), t, (tpe, tpress, ttol_pe, ttol_p)),
-                                          ("LAMMPS", lm, (pe, press, tol_pe, tol_p))):
+    for name, v, prec in (("Tessera", t, args.tessera_precision), ("LAMMPS", lm, args.lammps_precision)):
+        p_, pr_, tp_, tpr_ = ref[prec]
+        name += " mixed" if prec == "mixed" else ""
         rows += [(f"{name} temp vs target", v["temp"], t0, tol_t),
                  (f"{name} pe/atom vs lattice sum", v["pe"], p_, tp_),
                  (f"{name} press vs lattice sum", v["press"], pr_, tpr_)]
@@ -324,8 +331,10 @@ def report(args):
              **{e: "GROMACS " + " ".join(e.split("_")[1:]) for e in GMX_ENGINES}}
     med = {k: statistics.median(v) for k, v in runs.items()}
     spread = {k: f"{min(v):.3e} .. {max(v):.3e}" for k, v in runs.items()}
-    # The LAMMPS variants this race timed, in VARIANTS' order.
-    lammps = [e for e in VARIANTS if any(k[1] == e for k in runs)]
+    # The LAMMPS variants this race timed, in VARIANTS' order: the double ones,
+    # and apart from them those in mixed precision.
+    lammps = [e for e in VARIANTS if e not in LAMMPS_MIXED and any(k[1] == e for k in runs)]
+    lmixed = [e for e in LAMMPS_MIXED if any(k[1] == e for k in runs)]
     # Per case, of the variants that ran there (a variant that failed in a
     # case has no runs in it: run.sh lists it under failures).
     best = {c: max(ran, key=lambda e: med[(c, e)]) for c in cases
@@ -354,6 +363,14 @@ def report(args):
     mbest = {c: max(ran, key=lambda e: med[(c, e)]) for c in cases
              for ran in [[e for e in TESSERA_MIXED if (c, e) in runs]] if ran}
     mixed_raced = any(e in also for e in TESSERA_MIXED)
+    # The fastest mixed-precision peer: GROMACS mixed (its faster layout) or a
+    # LAMMPS variant in mixed precision, of those that ran in the case.
+    mpeer = {c: max(ran, key=lambda e: med[(c, e)]) for c in cases
+             for ran in [([gbest["mixed"][c]] if c in gbest["mixed"] else [])
+                         + [e for e in lmixed if (c, e) in runs]] if ran}
+    # the mixed ratio's column: beside GROMACS mixed as before; with a mixed
+    # LAMMPS it takes the fastest mixed peer, named in a column of its own
+    mratio = mixed_raced and bool(gmx or lmixed)
     which = lambda e: "" if e == "tessera" else f" ({' '.join(e.split('_')[1:])})"
     cell = lambda c, e: f"{med[(c, e)]:.3e}" if (c, e) in runs else "—"
     layout = lambda e: e.split("_")[-1]
@@ -365,7 +382,7 @@ def report(args):
     out = [f"# Speed race: Tessera vs {peers}, {args.cores} core(s) ({datetime.date.today()})", ""]
     out += ["Atom-steps/s (atoms x steps / loop time; the MD loop only, setup excluded), median of "
             f"{len(next(iter(runs.values())))} repetition(s). Best LAMMPS is the fastest median of the "
-            f"variants timed ({', '.join(VARIANTS[e][1] for e in lammps)}); "
+            f"double-precision variants timed ({', '.join(VARIANTS[e][1] for e in lammps) or 'none'}); "
             + ("ratio = Tessera / best LAMMPS (> 1: Tessera faster)." if not gmx else
                "best GROMACS double and GROMACS mixed the fastest median of its layouts (tmpi: "
                f"`-ntmpi {args.cores} -ntomp 1`; omp: `-ntmpi 1 -ntomp {args.cores}`); ratio = Tessera / the "
@@ -374,41 +391,59 @@ def report(args):
                + (": Tessera's CPU mixed precision (`precision: mixed` on its default rows) "
                   "is not raced here (run.sh --tessera-also mixed races it). " if not mixed_raced else
                   ", with its own ratio, Tessera mixed (`precision: mixed` on its default rows) / "
-                  "GROMACS mixed. ")
+                  + ("the fastest mixed peer. " if lmixed else "GROMACS mixed. "))
                + "GROMACS runs the LJ lattice cases only (—: not run): it has no "
                "Morse or EAM pair potential, and no list rebuilt on a distance check, which the chain "
                "case uses."), ""]
+    if lmixed:
+        out[-2] += (f" {' and '.join(label[e] for e in lmixed)} ("
+                    + ", ".join(VARIANTS[e][1] for e in lmixed) + ": single-precision pairs; the LJ lattice "
+                    "cases only: INTEL has no Morse style, and the chain and EAM checks ask agreement to 1e-10) is a "
+                    "mixed-precision peer: never best LAMMPS nor in the double ratio"
+                    + ("; the mixed ratio is best Tessera mixed / the fastest mixed peer"
+                       + (", GROMACS mixed (best layout) or LAMMPS intel mixed" if gmx else "")
+                       + ", named in the column after it." if mratio else
+                       " (Tessera mixed is not raced here: run.sh --tessera-also mixed races it)."))
     if also:
         out[-2] += (" Tessera is its default rows as 1 process of threads; Tessera clusters "
                     "(`neighbor.layout: clusters`) and Tessera mixed run the lattice cases too, \"ranks\" is "
                     "an engine run as MPI ranks of 1 thread each, and the ratios take Tessera's fastest "
                     "double (or mixed) engine, named in brackets when it is not the default.")
+    # the mixed columns after the double ones: a mixed LAMMPS's median, then the mixed ratio
+    mhead = "".join(f" {label[e]} |" for e in lmixed) + (
+        (" mixed ratio (best Tessera mixed / fastest mixed peer) | mixed peer |" if lmixed else
+         " mixed ratio (best Tessera mixed / GROMACS mixed) |") if mratio else "")
+    mrule = " ---: |" * len(lmixed) + ((" ---: | --- |" if lmixed else " ---: |") if mratio else "")
     if not gmx:
         out += ["| case | style | atoms | steps | Tessera |" + "".join(f" {label[e]} |" for e in also)
-                + " best LAMMPS | variant | ratio |",
-                "| --- | --- | ---: | ---: | ---: |" + " ---: |" * len(also) + " ---: | --- | ---: |"]
+                + " best LAMMPS | variant | ratio |" + mhead,
+                "| --- | --- | ---: | ---: | ---: |" + " ---: |" * len(also) + " ---: | --- | ---: |" + mrule]
     else:
         out += ["| case | style | atoms | steps | Tessera |" + "".join(f" {label[e]} |" for e in also)
                 + " best LAMMPS | variant | best GROMACS double | layout "
-                "| ratio (Tessera / best double peer) | GROMACS mixed | layout |"
-                + (" mixed ratio (best Tessera mixed / GROMACS mixed) |" if mixed_raced else ""),
+                "| ratio (Tessera / best double peer) | GROMACS mixed | layout |" + mhead,
                 "| --- | --- | ---: | ---: | ---: |" + " ---: |" * len(also)
-                + " ---: | --- | ---: | --- | ---: | ---: | --- |" + (" ---: |" if mixed_raced else "")]
+                + " ---: | --- | ---: | --- | ---: | ---: | --- |" + mrule]
     for c in cases:
         b = best.get(c)
+        # no double LAMMPS here: all failed, or only a mixed one was timed
+        no_best = ("— (every variant failed)" if any(fc == c and fe not in LAMMPS_MIXED for fc, fe, _ in failures)
+                else "— (no double variant timed)")
         row = f"| {c} | {style(c)} | {atoms[c]:,} | {steps[c]} | {cell(c, 'tessera')} |" + \
               "".join(f" {med[(c, e)]:.3e} |" if (c, e) in runs else " — |" for e in also) + " " + \
-              (f"{med[(c, b)]:.3e} | {variant(c, b)} |" if b else "— (every variant failed) | — |")
+              (f"{med[(c, b)]:.3e} | {variant(c, b)} |" if b else f"{no_best} | — |")
         gcell = lambda g: f" {med[(c, g)]:.3e} | {layout(g)} |" if g else " — | — |"
         row += gcell(gbest["double"].get(c)) if gmx else ""
         tb = tbest[c]
         row += (f" {med[(c, tb)] / med[(c, peer[c])]:.2f}{which(tb)} |"
                 if c in peer else " — |")
         row += gcell(gbest["mixed"].get(c)) if gmx else ""
-        if gmx and mixed_raced:
-            g, mb = gbest["mixed"].get(c), mbest.get(c)
+        row += "".join(f" {cell(c, e)} |" for e in lmixed)
+        if mratio:
+            g, mb = mpeer.get(c), mbest.get(c)
             row += f" {med[(c, mb)] / med[(c, g)]:.2f}{' (ranks)' if mb.endswith('_ranks') else ''} |" \
                 if g and mb else " — |"
+            row += (f" {label[g]} |" if g and mb else " — |") if lmixed else ""
         out.append(row)
     if failures:
         out += ["", "LAMMPS variants that failed, left out of that case from the failing repetition on:", "",
@@ -417,7 +452,7 @@ def report(args):
     out += ["", "All runs (median, min .. max, atom-steps/s):", "",
             "| case | engine | median | min .. max |", "| --- | --- | ---: | --- |"]
     for c in cases:
-        for e in ("tessera", *also, *lammps, *gmx):
+        for e in ("tessera", *also, *lammps, *lmixed, *gmx):
             if (c, e) in runs:
                 out.append(f"| {c} | {label[e]} | {med[(c, e)]:.3e} | {spread[(c, e)]} |")
 
@@ -442,7 +477,8 @@ def report(args):
             "- Same physics, checked before timing (a 20-step run of each engine) and again on every timed "
             "run: atom count, neighbour-list builds, and the step-0 temperature (vs T0), PE per atom and "
             "pressure (vs the exact lattice sums) of both engines, to round-off"
-            + (" (Tessera mixed: to the statistical single-precision bound)." if mixed_raced else ".")]
+            + (f" ({' and '.join((['Tessera mixed'] if mixed_raced else []) + [label[e] for e in lmixed])}: "
+               "to the statistical single-precision bound)." if mixed_raced or lmixed else ".")]
     if gmx:
         out += ["- GROMACS units: sigma = 1 nm, epsilon = 1 kJ/mol, mass = 1 u, so tau = 1 ps, dt = 0.005 ps, "
                 "T0 = 1.44 / k_B = 173.19 K (GROMACS's k_B, 0.0083144626181532 kJ/mol/K); one atom type "
@@ -485,6 +521,8 @@ def report(args):
     series += [(f"LAMMPS {VARIANTS[e][0]}", dict(color="C3", lw=1, ls=dashes[k % len(dashes)], alpha=0.45,
                                                   marker="."), {c: e for c in cases if (c, e) in runs}, False)
                for k, e in enumerate(lammps)]
+    series += [(label[e], dict(color="C3", lw=1.2, ls="--", marker="X", alpha=0.6),
+                {c: e for c in cases if (c, e) in runs}, False) for e in lmixed]
     series += [(f"GROMACS {p} (best layout)", kw, gbest[p], False)
                for p, kw in (("double", dict(color="C2", lw=2.2, marker="P")),
                              ("mixed", dict(color="C2", lw=1.2, ls="--", marker="X", alpha=0.6)))
@@ -545,6 +583,8 @@ def main():
     c.add_argument("--physics", required=True, help="run.sh's key=value file: style density temp cutoff coeffs")
     c.add_argument("--tessera-precision", default="double", choices=["double", "mixed"],
                    help="mixed: Tessera's PE and pressure against the single-precision bound")
+    c.add_argument("--lammps-precision", default="double", choices=["double", "mixed"],
+                   help="mixed: LAMMPS's PE and pressure against the single-precision bound (INTEL, mode mixed)")
     g = sub.add_parser("gro", help="write run.sh's fcc lattice as a GROMACS .gro file")
     for a in ("density", "cells", "out"):
         g.add_argument("--" + a, required=True)

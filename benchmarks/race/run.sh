@@ -31,9 +31,10 @@ Usage: benchmarks/race/run.sh [options]
   --steps N       override every case's step count (quick checks; a multiple of 20
                   keeps the rebuild pattern; without --out the results stay in /tmp)
   --lammps-variants LIST  LAMMPS variants to time, comma-separated from: plain, opt,
-                  omp (-sf omp), intel (-sf intel, mode double) (default: plain,opt,
-                  what Debian's lmp has; omp and intel need a build with those
-                  packages: benchmarks/cpu-peers/)
+                  omp (-sf omp), intel (-sf intel, mode double), intel-mixed (-sf
+                  intel, mode mixed: a mixed-precision peer, on the LJ cases 32k ...
+                  16M only) (default: plain,opt, what Debian's lmp has; omp and the
+                  intel ones need a build with those packages: benchmarks/cpu-peers/)
   --gromacs LIST  GROMACS precisions to time on the LJ cases, comma-separated from:
                   double (gmx_d), mixed (gmx); or none (default: double,mixed, those
                   that are built; each in two layouts: -ntmpi N -ntomp 1 and
@@ -96,14 +97,26 @@ done
 [ ${#cases[@]} -gt 0 ] || die "--sizes is empty"
 # LAMMPS variant -> the engine tag of the timings (race.py) and its switches.
 # Every variant runs as MPI ranks of one OpenMP thread each.
-declare -A vtag=([plain]=lj_cut [opt]=opt [omp]=omp [intel]=intel)
-declare -A vargs=([plain]="" [opt]="-sf opt" [omp]="-sf omp -pk omp 1" [intel]="-sf intel -pk intel 0 mode double omp 1")
+declare -A vtag=([plain]=lj_cut [opt]=opt [omp]=omp [intel]=intel [intel-mixed]=intel_mixed)
+declare -A vargs=([plain]="" [opt]="-sf opt" [omp]="-sf omp -pk omp 1" [intel]="-sf intel -pk intel 0 mode double omp 1"
+                  [intel-mixed]="-sf intel -pk intel 0 mode mixed omp 1")
 engines=()
 for v in ${variants//,/ }; do
-  [ -n "${vtag[$v]:-}" ] || die "unknown LAMMPS variant '$v' (choose from: plain, opt, omp, intel)"
+  [ -n "${vtag[$v]:-}" ] || die "unknown LAMMPS variant '$v' (choose from: plain, opt, omp, intel, intel-mixed)"
   engines+=("${vtag[$v]}")
 done
 [ ${#engines[@]} -gt 0 ] || die "--lammps-variants is empty"
+# intel-mixed computes its pairs in single precision, so it is a peer of the
+# mixed engines on the LJ lattice cases only: INTEL has no morse style, and the
+# chain and EAM cases check step 0 to 1e-10, past what single precision gives.
+single_variants=" intel-mixed "
+variants_in() {  # case: the LAMMPS variants that run in it
+  local v
+  for v in ${variants//,/ }; do
+    [[ "$single_variants" == *" $v "* && "$gmx_cases" != *" $1 "* ]] || echo -n "$v "
+  done
+}
+lprec() { [[ "$1" == intel_mixed* ]] && echo mixed || echo double; }  # LAMMPS tag
 # More Tessera engines (tags tessera_<layout>, race.py) on the lattice cases,
 # each from the case's tessera.yaml with the layout's keys added.
 tessera_also=()
@@ -146,6 +159,15 @@ for p in ${gmx_precisions//,/ }; do
   if [ -x "$gmx_cache/${gmx_bin[$p]}" ]; then gmx_run+=("$p")
   else echo "run.sh: GROMACS $p skipped: no $gmx_cache/${gmx_bin[$p]} (benchmarks/cpu-peers/build.sh gromacs builds it)"; fi
 done
+for v in ${variants//,/ }; do
+  [[ "$single_variants" == *" $v "* ]] || continue
+  skipped=""
+  for c in "${cases[@]}"; do [[ "$gmx_cases" == *" $c "* ]] || skipped+="${skipped:+, }$c"; done
+  [ -z "$skipped" ] || echo "run.sh: LAMMPS $v skipped for $skipped (single precision; LJ cases only)"
+done
+for c in "${cases[@]}"; do
+  [ -n "$(variants_in "$c")" ] || die "no LAMMPS variant runs in $c (intel-mixed runs on the LJ cases only)"
+done
 gmx_here=()  # the cases of this race that GROMACS runs
 if [ ${#gmx_run[@]} -gt 0 ]; then
   for c in "${cases[@]}"; do [[ "$gmx_cases" != *" $c "* ]] || gmx_here+=("$c"); done
@@ -182,7 +204,9 @@ printf "%-6s %10s %6s %12s %8s\n" case atoms steps est.minutes est.GB
 for c in "${cases[@]}"; do
   n=${cells[$c]}; atoms=$((4 * n * n * n)); s=${steps:-${nsteps[$c]}}
   ntess=$(wc -w <<< "$(tessera_tags "$c")")
-  nrun=$((ntess + ${#engines[@]})); ncheck=$((1 + ntess)); ng=0
+  nlmp=$(wc -w <<< "$(variants_in "$c")")
+  nrun=$((ntess + nlmp)); ncheck=$((1 + ntess)); ng=0
+  [[ " $(variants_in "$c")" != *" intel-mixed "* ]] || ncheck=$((ncheck + 1))
   [[ " ${gmx_here[*]} " != *" $c "* ]] || { ng=$((${#gmx_run[@]} * nlay)); ncheck=$((ncheck + 3 * ${#gmx_run[@]})); }
   secs=$(( (reps * (nrun * s + ng * (s + 20)) + 20 * ncheck) * atoms / (3000000 * cores) \
            + (reps * (nrun + ng) + ncheck) * atoms * 6 / 1000000 ))
@@ -379,10 +403,10 @@ gmx_check() {  # dir tag precision case; prints race.py's table, or dies showing
   echo "$report"
 }
 
-check() {  # dir tessera-tag lammps-tag [precision]; prints race.py's table, or dies showing it
+check() {  # dir tessera-tag lammps-tag [tessera-precision]; prints race.py's table, or dies showing it
   local report
   report="$("$python" "$here/race.py" check --tessera "$1/$2" --lammps "$1/$3.log" --physics "$1/physics" \
-    --tessera-precision "${4:-double}")" \
+    --tessera-precision "${4:-double}" --lammps-precision "$(lprec "$3")")" \
     || { echo "$report" >&2; die "$1: $2 vs $3: not the same physics (see above)"; }
   echo "$report"
 }
@@ -396,6 +420,14 @@ for c in "${cases[@]}"; do
     run_tessera "$scratch/$c/check" "$t" "$t"
     echo -n "run.sh: $c same physics, $t: "; check "$scratch/$c/check" "$t" lammps "$(tprec "$t")"
   done
+  # intel-mixed is a different computation from the plain style checked
+  # above: its step 0 gets its own check (against the first Tessera engine)
+  if [[ " $(variants_in "$c")" == *" intel-mixed "* ]]; then
+    # shellcheck disable=SC2086  # a variant's switches are words
+    run_lammps "$scratch/$c/check" intel_mixed ${vargs[intel-mixed]}
+    t=$(tessera_tags "$c"); t=${t%% *}
+    echo -n "run.sh: $c same physics, LAMMPS intel-mixed: "; check "$scratch/$c/check" "$t" intel_mixed "$(tprec "$t")"
+  fi
   [[ " ${gmx_here[*]} " == *" $c "* ]] || continue
   for p in "${gmx_run[@]}"; do
     gmx_grompp "$scratch/$c/check" "$p"
@@ -424,18 +456,25 @@ for c in "${cases[@]}"; do
   fi
   for r in $(seq "$reps"); do
     for t in $(tessera_tags "$c"); do run_tessera "$dir" "$t" "$t-$r"; done
-    for v in ${variants//,/ }; do
+    for v in $(variants_in "$c"); do
       [ -z "${failed[$c:${vtag[$v]}]:-}" ] || continue
       # shellcheck disable=SC2086  # a variant's switches are words
       try_lammps "$c" "$dir" "${vtag[$v]}" "${vtag[$v]}-$r" ${vargs[$v]}
     done
-    ran=()  # the LAMMPS engines still in this case
-    for e in "${engines[@]}"; do [ -n "${failed[$c:$e]:-}" ] || ran+=("$e"); done
+    ran=()  # the LAMMPS engines still in this case, the double ones first
+    for prec in double mixed; do
+      for v in $(variants_in "$c"); do
+        e=${vtag[$v]}
+        [ "$(lprec "$e")" != "$prec" ] || [ -n "${failed[$c:$e]:-}" ] || ran+=("$e")
+      done
+    done
     for g in "${gtags[@]}"; do
       IFS=_ read -r _ p l <<< "$g"
       run_gromacs "$dir" "$p" "$l" "$g-$r"
     done
-    # same physics each run: the default rows against every LAMMPS variant, the others against one
+    # same physics each run: the default rows against every LAMMPS variant, the
+    # others against one (a double one when any is left; check() gives a mixed
+    # LAMMPS its own bound either way)
     for t in $(tessera_tags "$c"); do
       case "$t" in
         tessera|tessera_ranks) for e in "${ran[@]}"; do check "$dir" "$t-$r" "$e-$r" > /dev/null; done ;;
@@ -472,7 +511,10 @@ if [ -f "$bdir/build.ninja" ]; then
 fi
 
 switches=""
-for v in ${variants//,/ }; do switches+="${switches:+ | }$v: ${vargs[$v]:-(none)}"; done
+for v in ${variants//,/ }; do
+  switches+="${switches:+ | }$v: ${vargs[$v]:-(none)}"
+  [[ "$single_variants" != *" $v "* ]] || switches+=" (LJ cases only)"
+done
 gmx_version="" gmx_cmd=""
 for p in "${gmx_run[@]}"; do
   gmx_version+="${gmx_version:+; }$p: $("$gmx_cache/${gmx_bin[$p]}" --version 2>/dev/null | awk -F': *' '

@@ -3,7 +3,10 @@
 failed in one case (run.sh's failures.tsv) is left out of that case's best,
 listed with its error, and still counts in the cases where it ran; a case
 where every variant failed gets no ratio instead of a crash; Tessera's other
-layouts get their columns and ratios."""
+layouts get their columns and ratios; LAMMPS INTEL in mixed mode is a mixed
+peer only. And race.py check on made-up step-0 logs: a LAMMPS in mixed mode
+gets the single-precision bound, a double one the round-off bound."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -13,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RACE = os.path.join(HERE, "..", "..", "benchmarks", "race", "race.py")
 
 
-def verdict(checks, text, what):
+def verdict(checks, text, what, sub="report"):
     """0 when every (ok, why) holds, else 1 after printing the failures and the report."""
     bad = [why for ok, why in checks if not ok]
     for why in bad:
@@ -21,7 +24,7 @@ def verdict(checks, text, what):
     if bad:
         print(text)
         return 1
-    print(f"race.py report: {what}; ok")
+    print(f"race.py {sub}: {what}; ok")
     return 0
 
 
@@ -83,19 +86,26 @@ def main():
 
 
 
-def report_32k(d, times, spread, tessera_args):
-    """Writes timings of one 32k case (engine -> loop seconds, rep r's time
-    times spread(r)) into folder d, runs race.py report, and returns the
-    report's text and its 32k row's cells, or None when race.py failed."""
+LJ = "style=lj/cut density=0.8442 temp=1.44 cutoff=2.5 coeffs=1,1"
+MORSE = "style=morse density=1.0 temp=1.0 cutoff=2.5 coeffs=1.0,5.0,1.122462048309373"
+
+
+def report_cases(d, cases, spread, tessera_args):
+    """Writes timings of cases (name -> (atoms, physics, engine -> loop
+    seconds), rep r's time times spread(r)) into folder d, runs race.py
+    report, and returns the report's text and each case's row of cells in
+    the first table, or None when race.py failed."""
     rows = ["case\tengine\trep\tloop_s\tsteps\tatoms"]
     for rep in (1, 2, 3):
-        for e, t in times.items():
-            rows.append(f"32k\t{e}\t{rep}\t{t * spread(rep)}\t100\t32000")
+        for case, (atoms, _, times) in cases.items():
+            for e, t in times.items():
+                rows.append(f"{case}\t{e}\t{rep}\t{t * spread(rep)}\t100\t{atoms}")
     with open(os.path.join(d, "timings.tsv"), "w") as f:
         f.write("\n".join(rows) + "\n")
-    os.makedirs(os.path.join(d, "32k"))
-    with open(os.path.join(d, "32k", "physics"), "w") as f:
-        f.write("style=lj/cut density=0.8442 temp=1.44 cutoff=2.5 coeffs=1,1\n")
+    for case, (_, physics, _) in cases.items():
+        os.makedirs(os.path.join(d, case))
+        with open(os.path.join(d, case, "physics"), "w") as f:
+            f.write(physics + "\n")
     out = os.path.join(d, "race.md")
     r = subprocess.run([sys.executable, RACE, "report", "--timings", os.path.join(d, "timings.tsv"),
                         "--out", out, "--command", "run.sh (test)", "--commit", "test", "--cores", "2",
@@ -106,8 +116,17 @@ def report_32k(d, times, spread, tessera_args):
         print(r.stdout, r.stderr)
         return None
     text = open(out).read()
-    row = [line for line in text.splitlines() if line.startswith("| 32k | lj/cut |")]
-    return text, ([c.strip() for c in row[0].split("|")[1:-1]] if row else [])
+    # a row of the first table has the case's style where "All runs" has an engine
+    style = {case: physics.split()[0].split("=")[1] for case, (_, physics, _) in cases.items()}
+    return text, {case: [c.strip() for c in line.split("|")[1:-1]] for line in text.splitlines()
+                  for case in cases if line.startswith(f"| {case} | {style[case]} |")}
+
+
+def report_32k(d, times, spread, tessera_args):
+    """report_cases of one 32k LJ case: the report's text and its 32k row's
+    cells, or None when race.py failed."""
+    got = report_cases(d, {"32k": (32000, LJ, times)}, spread, tessera_args)
+    return None if got is None else (got[0], got[1].get("32k", []))
 
 def layouts():
     """Tessera's other layouts (run.sh --tessera-also) beside GROMACS: their
@@ -162,5 +181,140 @@ def ranks():
         return verdict(checks, text, "Tessera's two layouts, each ratio from the faster")
 
 
+def lammps_mixed():
+    """LAMMPS INTEL in mixed mode (engine intel_mixed) beside GROMACS: never
+    best LAMMPS nor the double peer, though here the fastest LAMMPS engine and
+    faster than GROMACS double; the mixed ratio takes the faster of it and
+    GROMACS mixed, and names which; morse, where it does not run, gets —."""
+    with tempfile.TemporaryDirectory(prefix=f"race-lmixed-{os.getpid()}-") as d:
+        cases = {"32k": (32000, LJ, {"tessera": 1.0, "tessera_mixed": 0.7, "omp": 2.0, "intel": 1.6,
+                                     "intel_mixed": 0.5, "gmx_double_tmpi": 1.2, "gmx_mixed_tmpi": 0.6}),
+                 "256k": (256000, LJ, {"tessera": 8.0, "tessera_mixed": 6.0, "omp": 16.0, "intel_mixed": 9.0,
+                                       "gmx_double_tmpi": 10.0, "gmx_mixed_tmpi": 5.0}),
+                 "morse": (256000, MORSE, {"tessera": 20.0, "tessera_mixed": 15.0, "omp": 40.0})}
+        got = report_cases(d, cases, lambda rep: 1.0, ["--tessera-cmd", "t", "--tessera-layout", "1 process"])
+        if got is None:
+            return 1
+        text, rows = got
+        a, b, m = rows.get("32k", []), rows.get("256k", []), rows.get("morse", [])
+        header = [line for line in text.splitlines() if line.startswith("| case | style |")]
+        checks = [
+            (len(a) == len(b) == len(m) == 16, f"columns {a} {b} {m}"),
+            (header and header[0].split("|")[14:17] == [" LAMMPS intel mixed ", " mixed ratio (best Tessera mixed "
+             "/ fastest mixed peer) ", " mixed peer "], f"header {header}"),
+        ]
+        if not checks[0][0]:
+            return verdict(checks, text, "LAMMPS intel mixed a mixed peer only")
+        checks += [
+            # 32k: intel (1.6 s) is best LAMMPS, not intel_mixed (0.5 s); the
+            # double peer is GROMACS double (1.2 s): 1.2 / 1.0
+            (a[6:8] == ["2.000e+06", "lj/cut/intel"], f"32k best LAMMPS {a[6:8]}"),
+            (a[10] == "1.20", f"32k double ratio {a[10]}"),
+            # its median in its own column; the mixed ratio 0.5 / 0.7, against it
+            (a[13] == "6.400e+06", f"32k LAMMPS intel mixed {a[13]}"),
+            (a[14:16] == ["0.71", "LAMMPS intel mixed"], f"32k mixed ratio {a[14:16]}"),
+            # 256k: GROMACS mixed (5 s) beats intel_mixed (9 s): 5 / 6, named
+            (b[6:8] == ["1.600e+06", "lj/cut/omp"], f"256k best LAMMPS {b[6:8]}"),
+            (b[10] == "1.25", f"256k double ratio {b[10]}"),  # GROMACS double 10 / 8
+            (b[13] == "2.844e+06", f"256k LAMMPS intel mixed {b[13]}"),
+            (b[14:16] == ["0.83", "GROMACS mixed tmpi"], f"256k mixed ratio {b[14:16]}"),
+            # morse: neither GROMACS nor intel_mixed ran; omp 40 / 20
+            (m[7] == "morse/omp" and m[10] == "2.00", f"morse {m[7]} {m[10]}"),
+            (m[13:16] == ["—", "—", "—"], f"morse mixed cells {m[13:16]}"),
+            ("| 32k | LAMMPS intel mixed | 6.400e+06 |" in text, "no row of all runs for LAMMPS intel mixed"),
+            ("| morse | LAMMPS intel mixed |" not in text, "a row of all runs for intel mixed where it did not run"),
+            ("`-sf intel`, mode mixed" in text, "the intro does not name intel mixed's switches"),
+            ("LAMMPS intel mixed: to the statistical single-precision bound" in text, "its check's bound not said"),
+            (os.path.exists(os.path.join(d, "race.png")), "no plot"),
+        ]
+        if verdict(checks, text, "LAMMPS intel mixed a mixed peer only, beside GROMACS"):
+            return 1
+
+    with tempfile.TemporaryDirectory(prefix=f"race-lmixed-nogmx-{os.getpid()}-") as d:
+        # no GROMACS: intel_mixed (0.9 s) is faster than the plain style (2 s)
+        # yet not best LAMMPS; 256k timed no double LAMMPS at all
+        cases = {"32k": (32000, LJ, {"tessera": 1.0, "tessera_mixed": 0.7, "lj_cut": 2.0, "intel_mixed": 0.9}),
+                 "256k": (256000, LJ, {"tessera": 8.0, "tessera_mixed": 6.0, "intel_mixed": 9.0})}
+        got = report_cases(d, cases, lambda rep: 1.0, ["--tessera-cmd", "t", "--tessera-layout", "1 process"])
+        if got is None:
+            return 1
+        text, rows = got
+        a, b = rows.get("32k", []), rows.get("256k", [])
+        checks = [(len(a) == len(b) == 12, f"columns {a} {b}")]
+        if checks[0][0]:
+            checks += [
+                (a[6:9] == ["1.600e+06", "lj/cut", "2.00"], f"32k best LAMMPS and ratio {a[6:9]}"),
+                (a[9:12] == ["3.556e+06", "1.29", "LAMMPS intel mixed"], f"32k mixed {a[9:12]}"),  # 0.9 / 0.7
+                (b[6] == "— (no double variant timed)" and b[8] == "—", f"256k double {b[6:9]}"),
+                (b[10:12] == ["1.50", "LAMMPS intel mixed"], f"256k mixed {b[10:12]}"),  # 9 / 6
+                (text.startswith("# Speed race: Tessera vs LAMMPS,"), "the title names GROMACS"),
+                (os.path.exists(os.path.join(d, "race.png")), "no plot"),
+            ]
+        return verdict(checks, text, "LAMMPS intel mixed without GROMACS")
+
+
+def lammps_mixed_check():
+    """race.py check with a LAMMPS step 0 whose PE is 1e-7 off the lattice
+    sum, as INTEL's mode mixed gives: --lammps-precision mixed passes it,
+    double fails it; a PE 1e-3 off fails either; Tessera stays at the double
+    bound when only LAMMPS is mixed; chain and EAM refuse a mixed LAMMPS."""
+    spec = importlib.util.spec_from_file_location("race", RACE)
+    race = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(race)
+    physics = LJ + " skin=0.3 dt=0.005 every=20"
+    natoms = 32000
+    pe, press, _, _ = race.lattice_step0(dict(kv.split("=", 1) for kv in physics.split()), natoms)
+    ke = 1.5 * 1.44 * (natoms - 1) / natoms
+
+    def run(d, tessera_pe, lammps_pe, precision, style_physics=physics):
+        """race.py check's exit status and output on made-up 20-step logs."""
+        with open(os.path.join(d, "physics"), "w") as f:
+            f.write(style_physics + "\n")
+        with open(os.path.join(d, "t.csv"), "w") as f:
+            f.write("step,temp,pe,ke,etotal,press\n"
+                    f"0,1.44,{tessera_pe!r},{ke!r},{tessera_pe + ke!r},{press!r}\n20,0.7,-5.6,1.0,-4.6,0.9\n")
+        with open(os.path.join(d, "t.log"), "w") as f:
+            f.write(f"Loop time of 0.25 s for 20 steps with {natoms} atoms\n"
+                    "Neighbor list builds: 2; neighbors per atom: 37.5; ghost atoms: 0\n")
+        with open(os.path.join(d, "lammps.log"), "w") as f:
+            f.write("LAMMPS (29 Sep 2021 - Update 2)\npackage intel 0 mode mixed omp 1\n"
+                    "Step Temp PotEng KinEng TotEng Press \n"
+                    f"       0 1.44 {lammps_pe!r} {ke!r} {lammps_pe + ke!r} {press!r} \n"
+                    "      20 0.7 -5.6 1.0 -4.6 0.9 \n"
+                    f"Loop time of 0.3 on 2 procs for 20 steps with {natoms} atoms\n\n"
+                    "Neighbor list builds = 1\n")
+        r = subprocess.run([sys.executable, RACE, "check", "--tessera", os.path.join(d, "t"),
+                            "--lammps", os.path.join(d, "lammps.log"), "--physics", os.path.join(d, "physics"),
+                            "--lammps-precision", precision], capture_output=True, text=True)
+        return r.returncode, r.stdout + r.stderr
+
+    with tempfile.TemporaryDirectory(prefix=f"race-lcheck-{os.getpid()}-") as d:
+        off = pe * (1 + 1e-7)
+        got = {"exact, double": run(d, pe, pe, "double"),
+               "1e-7, mixed": run(d, pe, off, "mixed"),
+               "1e-7, double": run(d, pe, off, "double"),
+               "1e-3, mixed": run(d, pe, pe * (1 + 1e-3), "mixed"),
+               "Tessera 1e-7, LAMMPS mixed": run(d, off, pe, "mixed"),
+               "eam, mixed": run(d, pe, pe, "mixed", "style=eam file=Cu_u3.eam")}
+        mismatch = lambda text, who: any(line.strip().startswith(who) and line.endswith("MISMATCH")
+                                         for line in text.splitlines())
+        checks = [
+            (got["exact, double"][0] == 0, "the exact lattice sum fails the double check"),
+            (got["1e-7, mixed"][0] == 0 and "LAMMPS mixed pe/atom" in got["1e-7, mixed"][1],
+             "a mixed LAMMPS 1e-7 off fails the mixed check, or is not labelled LAMMPS mixed"),
+            (got["1e-7, double"][0] == 1 and mismatch(got["1e-7, double"][1], "LAMMPS pe/atom"),
+             "a LAMMPS 1e-7 off passes the double check"),
+            (got["1e-3, mixed"][0] == 1 and mismatch(got["1e-3, mixed"][1], "LAMMPS mixed pe/atom"),
+             "a LAMMPS 1e-3 off passes the mixed check"),
+            (got["Tessera 1e-7, LAMMPS mixed"][0] == 1
+             and mismatch(got["Tessera 1e-7, LAMMPS mixed"][1], "Tessera pe/atom"),
+             "--lammps-precision mixed loosened Tessera's bound too"),
+            (got["eam, mixed"][0] != 0 and "mixed-precision LAMMPS" in got["eam, mixed"][1],
+             "a mixed LAMMPS was checked on EAM"),
+        ]
+        return verdict(checks, "\n\n".join(f"{k}: rc {rc}\n{out}" for k, (rc, out) in got.items()),
+                       "--lammps-precision mixed: the single-precision bound for LAMMPS only", "check")
+
+
 if __name__ == "__main__":
-    sys.exit(main() or layouts() or ranks())
+    sys.exit(main() or layouts() or ranks() or lammps_mixed() or lammps_mixed_check())
