@@ -13,8 +13,9 @@ DeviceAtomOps::~DeviceAtomOps() = default;
 
 void DeviceAtomOps::half_kick(double dtf) {
   TESSERA_DEVICE_CALL("half kick", for_each_index(s_, a_.nlocal,
-                                                  HalfKick{dtf, raw(a_.type), raw(a_.mass_of_type), raw(a_.fx),
-                                                           raw(a_.fy), raw(a_.fz), raw(a_.vx), raw(a_.vy), raw(a_.vz)}));
+                                                  HalfKick{dtf, raw(a_.type), raw(a_.mass_of_type),
+                                                           {raw(a_.fx), raw(a_.fy), raw(a_.fz), raw(a_.vx),
+                                                            raw(a_.vy), raw(a_.vz)}}));
 }
 
 void DeviceAtomOps::drift(double dt) {

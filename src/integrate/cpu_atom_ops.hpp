@@ -13,11 +13,20 @@ class CpuAtomOps final : public AtomOps {
   explicit CpuAtomOps(AtomStore& a) : a_(a) {}
 
   void half_kick(double dtf) override {
-    cpu_for(a_.nlocal, HalfKick{dtf, a_.type.data(), a_.mass_of_type.data(), a_.fx.data(), a_.fy.data(), a_.fz.data(),
-                                a_.vx.data(), a_.vy.data(), a_.vz.data()});
+    // A table on the stack: no allocation in a step; more types than it
+    // holds divide per atom, with the same bits.
+    constexpr std::size_t kTypes = 64;
+    const KickArrays v{a_.fx.data(), a_.fy.data(), a_.fz.data(), a_.vx.data(), a_.vy.data(), a_.vz.data()};
+    if (a_.mass_of_type.size() > kTypes) {
+      cpu_for(a_.nlocal, HalfKick{dtf, a_.type.data(), a_.mass_of_type.data(), v});
+      return;
+    }
+    double dtfm[kTypes] = {};  // type 0 is unused (and its mass may be 0)
+    for (std::size_t t = 1; t < a_.mass_of_type.size(); ++t) dtfm[t] = kick_factor(dtf, a_.mass_of_type[t]);
+    cpu_for_simd(a_.nlocal, HalfKickByType{dtfm, a_.type.data(), v});
   }
   void drift(double dt) override {
-    cpu_for(a_.nlocal, Drift{dt, a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.x.data(), a_.y.data(), a_.z.data()});
+    cpu_for_simd(a_.nlocal, Drift{dt, a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.x.data(), a_.y.data(), a_.z.data()});
   }
   void langevin(const LangevinKeys& k) override {
     cpu_for(a_.nlocal, LangevinForce{k.inv_damp, k.noise_scale, k.seed, k.step, a_.id.data(), a_.type.data(),

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "integrate/cpu_atom_ops.hpp"
 #include "run/simulation.hpp"
 #include "system/build_system.hpp"
 #include "test_support.hpp"
@@ -157,5 +158,41 @@ TEST_CASE("an atom moving farther than the skin in one step stops the run", "[gu
   } catch (const SimulationError& e) {
     CHECK_THAT(std::string(e.what()), Catch::Contains("step 1: atom " + std::to_string(id)));
     CHECK_THAT(std::string(e.what()), Catch::Contains("farther than the neighbor skin"));
+  }
+}
+
+// The CPU kicks through a table of dtf / m per type (vectorised); with more
+// types than the table holds it divides per atom, as the device always does.
+// Both must give the division's bits, on any thread count.
+TEST_CASE("the CPU's half kick gives the per-atom division's bits, with few types or many", "[integrators]") {
+  for (const int ntypes : {3, 70}) {
+    AtomStore a;
+    a.ntypes = ntypes;
+    a.mass_of_type.assign(ntypes + 1, 0.0);
+    for (int t = 1; t <= ntypes; ++t) a.mass_of_type[t] = 12.011 * t / 5 + 0.3;  // dtf * (1 / m) != dtf / m for some
+    const std::size_t n = 1001;                                                   // not a multiple of a vector
+    a.resize_local(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      a.type[i] = 1 + static_cast<int>((i * 7) % ntypes);
+      a.fx[i] = std::sin(0.1 * i), a.fy[i] = std::cos(0.3 * i), a.fz[i] = 1.0 / (1.0 + i);
+      a.vx[i] = 0.5 - 0.001 * i, a.vy[i] = 0.25 * std::sin(0.7 * i), a.vz[i] = -1e-3 * i;
+    }
+    const double dtf = 0.5 * 0.005 / 3.0;
+    std::vector<double> want[3] = {a.vx, a.vy, a.vz};
+    for (std::size_t i = 0; i < n; ++i) {
+      const double dtfm = dtf / a.mass_of_type[a.type[i]];
+      want[0][i] += dtfm * a.fx[i], want[1][i] += dtfm * a.fy[i], want[2][i] += dtfm * a.fz[i];
+    }
+    for (const int threads : {1, 3}) {
+      AtomStore b = a;
+      const int before = omp_get_max_threads();
+      omp_set_num_threads(threads);
+      CpuAtomOps(b).half_kick(dtf);
+      omp_set_num_threads(before);
+      CAPTURE(ntypes, threads);
+      CHECK(b.vx == want[0]);
+      CHECK(b.vy == want[1]);
+      CHECK(b.vz == want[2]);
+    }
   }
 }
