@@ -30,6 +30,7 @@ void AtomStore::resize_local(std::size_t n) {
 
 void AtomStore::resize_ghosts(std::size_t n) {
   nghost = n;
+  ghost_shares.threads = 0;
   const std::size_t all = nlocal + n;
   for_each_field(*this, kFieldGhost, [all](auto& v, FieldInfo) { v.resize(all); });
 }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "atoms/atom_fields.hpp"
+#include "atoms/ghost_shares.hpp"
 #include "core/types.hpp"
 
 namespace tessera {
@@ -17,6 +18,9 @@ struct AtomStore {
   std::size_t nghost = 0;
   int ntypes = 1;
   std::vector<double> mass_of_type;  // index 0 unused: types are 1-based as in LAMMPS
+  // How the CPU's threads split the ghosts; set by the periodic ghosts'
+  // build, dropped by resize_ghosts.
+  GhostShares ghost_shares;
 
   // One array per entry of the field registry (atoms/atom_fields.hpp):
   // id, type, x y z (local and ghost); vx vy vz, fx fy fz, ix iy iz

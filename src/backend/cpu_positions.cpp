@@ -14,18 +14,19 @@ namespace tessera {
 namespace {
 
 // Calls pack(begin, end) for thread t's share of the local atoms' chunks
-// (the atoms the row kernels then compute first on it) and a share of the
-// ghosts; returns the sum of what the calls return.
+// (the atoms the row kernels then compute first on it) and for its ghosts
+// (for_own_ghosts: those whose sources are in that share, where the ghost
+// refresh wrote them); returns the sum of what the calls return.
 template <class Pack>
-int pack_by_shares(long nlocal, long nall, const Pack& pack) {
+int pack_by_shares(const GhostShares& ghost_shares, long nlocal, long nall, const Pack& pack) {
   int sum = 0;
 #pragma omp parallel reduction(+ : sum)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     const Share mine = share_of(pos_chunks(nlocal), t, nt);
     sum += pack(mine.begin * kPosChunk, std::min(nlocal, mine.end * kPosChunk));
-    const Share ghosts = share_of(nall - nlocal, t, nt);
-    sum += pack(nlocal + ghosts.begin, nlocal + ghosts.end);
+    for_own_ghosts(ghost_shares, nlocal, nall - nlocal, t, nt,
+                   [&](long begin, long end) { sum += pack(nlocal + begin, nlocal + end); });
   }
   return sum;
 }
@@ -36,7 +37,7 @@ bool pack_positions(const AtomStore& a, std::vector<double>& pos) {
   const long nall = static_cast<long>(a.nall()), nlocal = static_cast<long>(a.nlocal);
   pos.resize(4 * nall);
   double* p = pos.data();
-  const int other_types = pack_by_shares(nlocal, nall, [&](long begin, long end) {
+  const int other_types = pack_by_shares(a.ghost_shares, nlocal, nall, [&](long begin, long end) {
     int others = 0;
     for (long i = begin; i < end; ++i) {
       p[4 * i] = a.x[i];
@@ -71,7 +72,7 @@ bool pack_fixed_positions(const AtomStore& a, double quantum, std::vector<int>& 
     return static_cast<int>(static_cast<std::uint32_t>(bits));
   };
   int* r = rec.data();
-  const int other_types = pack_by_shares(nlocal, nall, [&](long begin, long end) {
+  const int other_types = pack_by_shares(a.ghost_shares, nlocal, nall, [&](long begin, long end) {
     int others = 0;
     for (long i = begin; i < end; ++i) {
       r[4 * i] = quanta(a.x[i]);

@@ -13,8 +13,11 @@
 // a thread that runs out takes chunks from another's share.
 #include <algorithm>
 #include <atomic>
+#include <vector>
 
 #include <omp.h>
+
+#include "atoms/ghost_shares.hpp"
 
 namespace tessera {
 
@@ -56,6 +59,52 @@ void for_chunks_own_first(long nchunks, const F& f) {
       for (long c; (c = next[owner].v.fetch_add(1, std::memory_order_relaxed)) < end;) f(c);
     }
   }
+}
+
+// The ghosts' segments by the share of their source: ghost g goes to the
+// thread whose share_of(nchunks) of the local atoms, in chunks of `chunk`
+// atoms, holds source[g] (a local atom). Consecutive ghosts of one thread
+// make one segment; the ghosts of one stage of images come in their
+// sources' order, so there are a few segments a thread. Refills `gs`,
+// keeping its storage.
+inline void ghost_shares_by_source(const int* source, long nghost, long nlocal, long nchunks, long chunk, int nt,
+                                   GhostShares& gs) {
+  std::vector<long> lo(static_cast<std::size_t>(nt) + 1);
+  for (int t = 0; t <= nt; ++t) lo[t] = std::min(nlocal, (t < nt ? share_of(nchunks, t, nt).begin : nchunks) * chunk);
+  gs.threads = nt;
+  gs.nlocal = nlocal;
+  gs.nghost = nghost;
+  gs.begin.clear();
+  gs.end.clear();
+  gs.first.assign(static_cast<std::size_t>(nt) + 1, 0);
+  // One pass per thread keeps each thread's segments together.
+  for (int t = 0; t < nt; ++t) {
+    gs.first[t] = static_cast<int>(gs.begin.size());
+    long open = -1;
+    for (long g = 0; g <= nghost; ++g) {
+      const bool mine = g < nghost && source[g] >= lo[t] && source[g] < lo[t + 1];
+      if (mine && open < 0) open = g;
+      if (!mine && open >= 0) {
+        gs.begin.push_back(open);
+        gs.end.push_back(g);
+        open = -1;
+      }
+    }
+  }
+  gs.first[nt] = static_cast<int>(gs.begin.size());
+}
+
+// Calls f(begin, end) over thread t's ghosts (of a team of nt, called in its
+// parallel region): its segments of gs when gs was made for this team and
+// these atoms, else its share of the ghost indices.
+template <class F>
+void for_own_ghosts(const GhostShares& gs, long nlocal, long nghost, int t, int nt, const F& f) {
+  if (gs.threads == nt && gs.nlocal == nlocal && gs.nghost == nghost) {
+    for (int k = gs.first[t]; k < gs.first[t + 1]; ++k) f(gs.begin[k], gs.end[k]);
+    return;
+  }
+  const Share s = share_of(nghost, t, nt);
+  if (s.end > s.begin) f(s.begin, s.end);
 }
 
 }  // namespace tessera

@@ -1,6 +1,10 @@
 #include "domain/periodic_ghosts.hpp"
 
+#include <omp.h>
+
 #include "backend/cpu_exec.hpp"
+#include "backend/cpu_positions.hpp"
+#include "backend/cpu_shares.hpp"
 #include "domain/ghost_ops.hpp"
 
 namespace tessera {
@@ -31,21 +35,39 @@ void PeriodicGhosts::build(AtomStore& a, const SubDomain& sd, double reach) {
   copy_unshifted_from_sources(
       a, static_cast<int>(a.nlocal), static_cast<int>(a.nghost), source_.data(),
       [](std::size_t n, const auto& f) { cpu_for(n, f); }, [](auto& v) { return v.data(); });
+  const long nlocal = static_cast<long>(a.nlocal);
+  ghost_shares_by_source(source_.data(), static_cast<long>(a.nghost), nlocal, pos_chunks(nlocal), kPosChunk,
+                         omp_get_max_threads(), a.ghost_shares);
 }
 
+namespace {
+
+// f(g) for every ghost, each on the thread that owns its source (for_own_ghosts).
+template <class F>
+void for_ghosts_by_source(const AtomStore& a, const F& f) {
+  const long nlocal = static_cast<long>(a.nlocal), nghost = static_cast<long>(a.nghost);
+#pragma omp parallel
+  for_own_ghosts(a.ghost_shares, nlocal, nghost, omp_get_thread_num(), omp_get_num_threads(), [&](long b, long e) {
+    for (long g = b; g < e; ++g) f(static_cast<int>(g));
+  });
+}
+
+}  // namespace
+
 void PeriodicGhosts::update_positions(AtomStore& a, const Box& box) const {
-  cpu_for(a.nghost, MoveGhost{static_cast<int>(a.nlocal),
-                              {box.length(0), box.length(1), box.length(2)},
-                              source_.data(),
-                              shift_.data(),
-                              a.x.data(),
-                              a.y.data(),
-                              a.z.data()});
+  for_ghosts_by_source(a, MoveGhost{static_cast<int>(a.nlocal),
+                                    {box.length(0), box.length(1), box.length(2)},
+                                    source_.data(),
+                                    shift_.data(),
+                                    a.x.data(),
+                                    a.y.data(),
+                                    a.z.data()});
 }
 
 void PeriodicGhosts::forward(AtomStore& a, const std::vector<double*>& fields, bool periodic, const Box& box) const {
   if (periodic) return update_positions(a, box);
-  for (double* v : fields) cpu_for(a.nghost, CopyFromSource<double>{static_cast<int>(a.nlocal), source_.data(), v});
+  for (double* v : fields)
+    for_ghosts_by_source(a, CopyFromSource<double>{static_cast<int>(a.nlocal), source_.data(), v});
 }
 
 }  // namespace tessera

@@ -79,3 +79,52 @@ TEST_CASE("Each thread runs its own share, in order, before it helps", "[shares]
     CHECK(last_own < first_help);
   }
 }
+
+// Ghosts by the share of their source: every ghost in exactly one segment,
+// of the thread whose share of the locals holds its source; with shares for
+// another team or other atoms, each thread takes its share of the indices.
+TEST_CASE("Ghost segments follow their sources' shares and cover every ghost once", "[shares]") {
+  const long nlocal = 1000, chunk = 64, nchunks = (nlocal + chunk - 1) / chunk;
+  // Three stages of images, each in its sources' order, as periodic ghosts are.
+  std::vector<int> source;
+  for (int stage = 0; stage < 3; ++stage)
+    for (int s = stage; s < nlocal; s += 3 + stage) source.push_back(s);
+  const long nghost = static_cast<long>(source.size());
+  for (int nt : {1, 2, 3, 7}) {
+    GhostShares gs;
+    ghost_shares_by_source(source.data(), nghost, nlocal, nchunks, chunk, nt, gs);
+    std::vector<int> owner(static_cast<std::size_t>(nghost), -1);
+    for (int t = 0; t < nt; ++t) {
+      const Share mine = share_of(nchunks, t, nt);
+      for_own_ghosts(gs, nlocal, nghost, t, nt, [&](long b, long e) {
+        for (long g = b; g < e; ++g) {
+          CHECK(owner[g] == -1);
+          owner[g] = t;
+          CHECK(source[g] >= mine.begin * chunk);
+          CHECK(source[g] < std::min(nlocal, mine.end * chunk));
+        }
+      });
+    }
+    for (int o : owner) CHECK(o >= 0);
+    INFO(nt << " threads");
+    CHECK(gs.begin.size() <= static_cast<std::size_t>(3 * nt));  // a segment a stage and thread
+    // Made for another team, or before the ghosts changed: the index shares.
+    for (int other : {nt + 1}) {
+      std::vector<int> seen(static_cast<std::size_t>(nghost), 0);
+      for (int t = 0; t < other; ++t)
+        for_own_ghosts(gs, nlocal, nghost, t, other, [&](long b, long e) {
+          const Share s = share_of(nghost, t, other);
+          CHECK(b == s.begin);
+          CHECK(e == s.end);
+          for (long g = b; g < e; ++g) ++seen[g];
+        });
+      for (int v : seen) CHECK(v == 1);
+    }
+    std::vector<int> seen(static_cast<std::size_t>(nghost - 1), 0);
+    for (int t = 0; t < nt; ++t)
+      for_own_ghosts(gs, nlocal, nghost - 1, t, nt, [&](long b, long e) {
+        for (long g = b; g < e; ++g) ++seen[g];
+      });
+    for (int v : seen) CHECK(v == 1);
+  }
+}
