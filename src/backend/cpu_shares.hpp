@@ -29,36 +29,54 @@ inline Share share_of(long n, int t, int nthreads) {
   return {n * t / nthreads, n * (t + 1) / nthreads};
 }
 
-// Calls f(c) once for every c in [0, nchunks) in a parallel region of its
-// own (called inside one, the region has one thread, which runs them all):
-// thread t runs its share_of(nchunks) first, in order, then any chunks left
-// in the others' shares. Which thread runs a chunk changes no result as
+// The own-share-first split of chunks [0, nchunks) among a team of nt
+// threads, for a loop in a parallel region that the caller opens (with
+// per-thread state of its own): made before the region, run(f) from every
+// thread of it calls f(c) once for every chunk. Thread t runs its
+// share_of(nchunks) first, in order, then helps with the chunks left in the
+// others' shares; every thread visits every share, so a smaller team than
+// nt still runs them all. Which thread runs a chunk changes no result as
 // long as f writes only the chunk's own outputs.
-template <class F>
-void for_chunks_own_first(long nchunks, const F& f) {
-  constexpr int kMaxThreads = 64;
+class OwnFirstChunks {
+ public:
+  static constexpr int kMaxThreads = 64;
+  OwnFirstChunks(long nchunks, int nt) : n_(nchunks), nt_(std::max(1, std::min(nt, kMaxThreads))) {
+    for (int t = 0; t < nt_; ++t) next_[t].v.store(share_of(n_, t, nt_).begin, std::memory_order_relaxed);
+  }
+  int threads() const { return nt_; }
+  template <class F>
+  void run(const F& f) {
+    const int me = omp_get_thread_num();
+    for (int k = 0; k < nt_; ++k) {
+      const int owner = (me + k) % nt_;
+      const long end = share_of(n_, owner, nt_).end;
+      for (long c; (c = next_[owner].v.fetch_add(1, std::memory_order_relaxed)) < end;) f(c);
+    }
+  }
+
+ private:
   struct alignas(64) Next {
     std::atomic<long> v;
   };
-  const int nt = std::min(omp_get_max_threads(), kMaxThreads);
+  long n_;
+  int nt_;
+  Next next_[kMaxThreads];
+};
+
+// Calls f(c) once for every c in [0, nchunks) in a parallel region of its
+// own (called inside one, the region has one thread, which runs them all),
+// split as OwnFirstChunks does.
+template <class F>
+void for_chunks_own_first(long nchunks, const F& f) {
+  const int nt = std::min(omp_get_max_threads(), OwnFirstChunks::kMaxThreads);
   if (nt <= 1 || nchunks < 2 * nt) {
 #pragma omp parallel for schedule(dynamic)
     for (long c = 0; c < nchunks; ++c) f(c);
     return;
   }
-  Next next[kMaxThreads];
-  for (int t = 0; t < nt; ++t) next[t].v.store(share_of(nchunks, t, nt).begin, std::memory_order_relaxed);
+  OwnFirstChunks chunks(nchunks, nt);
 #pragma omp parallel num_threads(nt)
-  {
-    // Every thread visits every share, its own first, so a smaller team
-    // than asked for still runs every chunk.
-    const int me = omp_get_thread_num();
-    for (int k = 0; k < nt; ++k) {
-      const int owner = (me + k) % nt;
-      const long end = share_of(nchunks, owner, nt).end;
-      for (long c; (c = next[owner].v.fetch_add(1, std::memory_order_relaxed)) < end;) f(c);
-    }
-  }
+  chunks.run(f);
 }
 
 // The ghosts' segments by the share of their source: ghost g goes to the

@@ -7,6 +7,7 @@
 
 #include "atoms/molecular_fields.hpp"
 #include "backend/cpu_pair_kernel.hpp"
+#include "backend/cpu_shares.hpp"
 #include "neighbor/row_stride.hpp"
 
 namespace tessera {
@@ -117,7 +118,13 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
     nl.index.resize(static_cast<std::size_t>(nlocal) * nl.stride);
     int needed = 0;
     const int stride = nl.stride;
-#pragma omp parallel reduction(max : needed)
+    const int nb[3] = {(g.n[0] + span - 1) / span, (g.n[1] + span - 1) / span, (g.n[2] + span - 1) / span};
+    // Blocks in z-major order, each thread its share first: atoms are in
+    // cell order too, so a thread mostly writes the rows it then computes
+    // (by any schedule the lists are the same; by a dynamic one, half the
+    // rows crossed between the cores after every build).
+    OwnFirstChunks blocks(static_cast<long>(nb[0]) * nb[1] * nb[2], omp_get_max_threads());
+#pragma omp parallel reduction(max : needed) num_threads(blocks.threads())
     {
       // Atom i's k neighbours, in buf, to its row of the list.
       auto finish = [&](int i, int k, std::vector<int>& buf) {
@@ -149,7 +156,6 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
       std::vector<int> ca;
       std::vector<AtomId> cid;
       std::vector<int> group_found[kScanGroup];
-      const int nb[3] = {(g.n[0] + span - 1) / span, (g.n[1] + span - 1) / span, (g.n[2] + span - 1) / span};
       // Cells [first, last] of block b along axis d, and of its stencil.
       auto own = [&](int d, int b, int& first, int& last) {
         first = b * span;
@@ -159,8 +165,8 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
         first = std::max(b * span - span, 0);
         last = std::min(b * span + 2 * span, g.n[d]) - 1;
       };
-#pragma omp for schedule(dynamic, 16)  // per-atom results: any schedule gives the same list
-      for (int block = 0; block < nb[0] * nb[1] * nb[2]; ++block) {
+      blocks.run([&](long block_index) {
+        const int block = static_cast<int>(block_index);
         const int b[3] = {block % nb[0], (block / nb[0]) % nb[1], block / (nb[0] * nb[1])};
         int own_lo[3], own_hi[3], near_lo[3], near_hi[3];
         for (int d = 0; d < 3; ++d) {
@@ -179,7 +185,7 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
             row_run(y, z, own_lo[0], own_hi[0], m0, m1);
             for (int m = m0; m < m1 && !has_local; ++m) has_local = bins_.atoms[m] < nlocal;
           }
-        if (!has_local) continue;
+        if (!has_local) return;
         int nc = 0;
         for (int z = near_lo[2]; z <= near_hi[2]; ++z)
           for (int y = near_lo[1]; y <= near_hi[1]; ++y) {
@@ -234,7 +240,7 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
             }
           }
         if (group.n > 0) flush();
-      }
+      });
     }
     nl.widest = needed;
     if (needed <= nl.stride) break;
