@@ -87,8 +87,6 @@ void for_chunks_own_first(long nchunks, const F& f) {
 // keeping its storage.
 inline void ghost_shares_by_source(const int* source, long nghost, long nlocal, long nchunks, long chunk, int nt,
                                    GhostShares& gs) {
-  std::vector<long> lo(static_cast<std::size_t>(nt) + 1);
-  for (int t = 0; t <= nt; ++t) lo[t] = std::min(nlocal, (t < nt ? share_of(nchunks, t, nt).begin : nchunks) * chunk);
   gs.threads = nt;
   gs.nlocal = nlocal;
   gs.nghost = nghost;
@@ -98,9 +96,11 @@ inline void ghost_shares_by_source(const int* source, long nghost, long nlocal, 
   // One pass per thread keeps each thread's segments together.
   for (int t = 0; t < nt; ++t) {
     gs.first[t] = static_cast<int>(gs.begin.size());
+    const Share share = share_of(nchunks, t, nt);
+    const long lo = std::min(nlocal, share.begin * chunk), hi = std::min(nlocal, share.end * chunk);
     long open = -1;
     for (long g = 0; g <= nghost; ++g) {
-      const bool mine = g < nghost && source[g] >= lo[t] && source[g] < lo[t + 1];
+      const bool mine = g < nghost && source[g] >= lo && source[g] < hi;
       if (mine && open < 0) open = g;
       if (!mine && open >= 0) {
         gs.begin.push_back(open);
