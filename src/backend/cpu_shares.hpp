@@ -90,26 +90,37 @@ inline void ghost_shares_by_source(const int* source, long nghost, long nlocal, 
   gs.threads = nt;
   gs.nlocal = nlocal;
   gs.nghost = nghost;
-  gs.begin.clear();
-  gs.end.clear();
-  gs.first.assign(static_cast<std::size_t>(nt) + 1, 0);
-  // One pass per thread keeps each thread's segments together.
-  for (int t = 0; t < nt; ++t) {
-    gs.first[t] = static_cast<int>(gs.begin.size());
-    const Share share = share_of(nchunks, t, nt);
-    const long lo = std::min(nlocal, share.begin * chunk), hi = std::min(nlocal, share.end * chunk);
-    long open = -1;
-    for (long g = 0; g <= nghost; ++g) {
-      const bool mine = g < nghost && source[g] >= lo && source[g] < hi;
-      if (mine && open < 0) open = g;
-      if (!mine && open >= 0) {
-        gs.begin.push_back(open);
-        gs.end.push_back(g);
-        open = -1;
-      }
+  // The thread of local atom s: its chunk's share (share_of's begin is
+  // nchunks * t / nt, so the estimate is off by at most one either way).
+  const auto owner = [&](long s) {
+    const long c = s / chunk;
+    int t = static_cast<int>(c * nt / std::max(nchunks, 1L));
+    while (t + 1 < nt && share_of(nchunks, t + 1, nt).begin <= c) ++t;
+    while (t > 0 && share_of(nchunks, t, nt).begin > c) --t;
+    return t;
+  };
+  // Two passes over the runs of one owner: count each thread's, then place
+  // them, so each thread's segments lie together in ghost order.
+  const auto runs = [&](const auto& emit) {
+    for (long g = 0; g < nghost;) {
+      const int t = owner(source[g]);
+      long e = g + 1;
+      while (e < nghost && owner(source[e]) == t) ++e;
+      emit(t, g, e);
+      g = e;
     }
-  }
-  gs.first[nt] = static_cast<int>(gs.begin.size());
+  };
+  gs.first.assign(static_cast<std::size_t>(nt) + 1, 0);
+  runs([&](int t, long, long) { ++gs.first[t + 1]; });
+  for (int t = 0; t < nt; ++t) gs.first[t + 1] += gs.first[t];
+  gs.begin.resize(static_cast<std::size_t>(gs.first[nt]));
+  gs.end.resize(gs.begin.size());
+  std::vector<int>& next = gs.next;
+  next.assign(gs.first.begin(), gs.first.end() - 1);
+  runs([&](int t, long b, long e) {
+    gs.begin[next[t]] = b;
+    gs.end[next[t]++] = e;
+  });
 }
 
 // Calls f(begin, end) over thread t's ghosts (of a team of nt, called in its

@@ -90,7 +90,7 @@ TEST_CASE("Ghost segments follow their sources' shares and cover every ghost onc
   for (int stage = 0; stage < 3; ++stage)
     for (int s = stage; s < nlocal; s += 3 + stage) source.push_back(s);
   const long nghost = static_cast<long>(source.size());
-  for (int nt : {1, 2, 3, 7}) {
+  for (int nt : {1, 2, 3, 7, 20}) {  // 20: more threads than chunks
     GhostShares gs;
     ghost_shares_by_source(source.data(), nghost, nlocal, nchunks, chunk, nt, gs);
     std::vector<int> owner(static_cast<std::size_t>(nghost), -1);
