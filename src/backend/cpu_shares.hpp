@@ -90,8 +90,10 @@ inline void ghost_shares_by_source(const int* source, long nghost, long nlocal, 
   gs.threads = nt;
   gs.nlocal = nlocal;
   gs.nghost = nghost;
-  // The thread of local atom s: its chunk's share (share_of's begin is
-  // nchunks * t / nt, so the estimate is off by at most one either way).
+  // The thread of local atom s: its chunk's share, from an estimate
+  // (share_of's begin is nchunks * t / nt) that the loops correct; with
+  // more threads than chunks some shares are empty and it may be off by
+  // more than one.
   const auto owner = [&](long s) {
     const long c = s / chunk;
     int t = static_cast<int>(c * nt / std::max(nchunks, 1L));
