@@ -106,25 +106,6 @@ void HaloExchange::set_box(const Box& box) {
   for (Swap& s : swaps_) s.shift = s.image * box.length(s.dim);
 }
 
-void HaloExchange::exchange_values(std::size_t k, int width, const std::vector<double>& out,
-                                   std::vector<double>& in) const {
-  const Swap& s = swaps_.at(k);
-  const std::size_t w = static_cast<std::size_t>(width);
-  std::vector<char> bout(out.size() * sizeof(double)), bin;
-  // An empty vector's data() may be null, which memcpy must not get.
-  if (!bout.empty()) std::memcpy(bout.data(), out.data(), bout.size());
-  comm_->sendrecv(s.to, bout, s.from, bin);
-  if (bin.size() != w * s.count * sizeof(double))
-    throw std::runtime_error(fmt::format("halo update: expected {} values for {} ghosts, got {} bytes", w * s.count,
-                                         s.count, bin.size()));
-  in.resize(w * s.count);
-  if (!bin.empty()) std::memcpy(in.data(), bin.data(), bin.size());
-}
-
-void HaloExchange::exchange_positions(std::size_t k, const std::vector<double>& out, std::vector<double>& in) const {
-  exchange_values(k, 3, out, in);
-}
-
 void HaloExchange::exchange_positions(std::size_t k, const double* out, double* in) const {
   exchange_values(k, 3, out, in);
 }
@@ -142,24 +123,57 @@ void HaloExchange::update_positions(AtomStore& a) const {
 
 void HaloExchange::forward(double* const* fields, int width, bool periodic) const {
   const std::size_t w = static_cast<std::size_t>(width);
-  std::vector<double> out, in;
   for (std::size_t k = 0; k < swaps_.size(); ++k) {
     const Swap& s = swaps_[k];
-    out.resize(w * s.send.size());
-    for (std::size_t j = 0; j < s.send.size(); ++j)
-      for (std::size_t e = 0; e < w; ++e) {
-        const double v = fields[e][s.send[j]];
-        // Coordinates as the halo build made them, to the bit (+ 0.0 too).
-        out[w * j + e] = periodic ? v + (e == static_cast<std::size_t>(s.dim) ? s.shift : 0.0) : v;
-      }
+    const std::size_t n = s.send.size();
+    const int* send = s.send.data();
+    // Coordinates as the halo build made them, to the bit: every component
+    // of a periodic value gets its shift, + 0.0 off the swap's axis.
+    const auto shift = [&](std::size_t e) { return e == static_cast<std::size_t>(s.dim) ? s.shift : 0.0; };
     if (s.self) {
-      // A periodic copy on this rank: what a message would bring back.
-      in.swap(out);
-    } else {
-      exchange_values(k, width, out, in);
+      // A periodic copy on this rank, straight into its ghost slots: a swap
+      // sends only atoms before its own ghosts, so none is both.
+      for (std::size_t e = 0; e < w; ++e) {
+        const double* from = fields[e];
+        double* to = fields[e] + s.first;
+        const double d = shift(e);
+        if (periodic)
+          for (std::size_t j = 0; j < n; ++j) to[j] = from[send[j]] + d;
+        else
+          for (std::size_t j = 0; j < n; ++j) to[j] = from[send[j]];
+      }
+      continue;
     }
-    for (std::size_t j = 0; j < s.count; ++j)
-      for (std::size_t e = 0; e < w; ++e) fields[e][s.first + j] = in[w * j + e];
+    // One message of w values an atom, with no size message first (the
+    // build's sizes hold on both sides); the buffers are kept between steps,
+    // so a steady step allocates nothing.
+    out_.resize(w * n);
+    in_.resize(w * s.count);
+    double* out = out_.data();
+    if (periodic && w == 3) {  // positions, every step
+      const double* x = fields[0];
+      const double* y = fields[1];
+      const double* z = fields[2];
+      const double dx = shift(0), dy = shift(1), dz = shift(2);
+      for (std::size_t j = 0; j < n; ++j) {
+        const int a = send[j];
+        out[3 * j] = x[a] + dx;
+        out[3 * j + 1] = y[a] + dy;
+        out[3 * j + 2] = z[a] + dz;
+      }
+    } else {
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t e = 0; e < w; ++e) {
+          const double v = fields[e][send[j]];
+          out[w * j + e] = periodic ? v + shift(e) : v;
+        }
+    }
+    exchange_values(k, width, out, in_.data());
+    const double* in = in_.data();
+    for (std::size_t e = 0; e < w; ++e) {
+      double* to = fields[e] + s.first;
+      for (std::size_t j = 0; j < s.count; ++j) to[j] = in[w * j + e];
+    }
   }
 }
 

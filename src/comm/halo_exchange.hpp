@@ -68,15 +68,11 @@ class HaloExchange {
   // run in this order.
   const std::vector<Swap>& swaps() const { return swaps_; }
   // Swap k's transport: `out` holds x, y, z (shift applied) of its send
-  // list; `in` gets the 3 * count positions of its ghosts.
-  void exchange_positions(std::size_t k, const std::vector<double>& out, std::vector<double>& in) const;
-  // The same with the sizes the swap already knows (3 * send.size() out,
-  // 3 * count in) and no size message: the device transports, whose
-  // buffers may be device memory handed to a CUDA-aware MPI.
+  // list (3 * send.size() values), `in` gets the 3 * count positions of its
+  // ghosts. The sizes are the build's on both sides, so no size message
+  // goes first; the buffers may be device memory handed to a CUDA-aware MPI.
   void exchange_positions(std::size_t k, const double* out, double* in) const;
-  // Swap k's transport for `width` values per atom (forward()); the second
-  // form with the sizes the swap knows, as exchange_positions.
-  void exchange_values(std::size_t k, int width, const std::vector<double>& out, std::vector<double>& in) const;
+  // The same for `width` values per atom (forward(), the device's fields).
   void exchange_values(std::size_t k, int width, const double* out, double* in) const;
 
   // Atom records (id, type, coordinates...) that build and migrate have
@@ -90,6 +86,8 @@ class HaloExchange {
   const Communicator* comm_ = nullptr;
   std::vector<Swap> swaps_;
   mutable long long records_moved_ = 0;
+  // forward()'s message buffers, kept so that a steady step allocates nothing.
+  mutable std::vector<double> out_, in_;
 };
 
 }  // namespace tessera

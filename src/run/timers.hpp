@@ -9,8 +9,11 @@ namespace tessera {
 // Wall time per phase of the step, for the performance summary.
 // kWait is the time spent blocked until other ranks arrive (see
 // Communicator::waited_seconds), taken out of whichever phase it happened
-// in (halo handshakes in kCommunicate, the displacement check's reduction
-// in kNeighbor, thermo sums in kOutput); it is never started directly.
+// in (the halo build's and migration's size handshakes in kCommunicate,
+// the displacement check's reduction in kNeighbor, thermo sums in
+// kOutput); it is never started directly. A step's ghost positions go with
+// no handshake, so waiting for a slower partner there stays in
+// kCommunicate.
 enum class Phase { kPair, kNeighbor, kIntegrate, kCommunicate, kWait, kOutput, kOther, kCount };
 const char* phase_name(Phase p);
 // Work a rank does by itself, whose imbalance makes the others wait.
