@@ -14,8 +14,11 @@
 // row and its energy and virial in double pair by pair; the lanes are then
 // reduced in double as h[l] = lane l + lane l + 8, then the row kernel's
 // 8-lane tree of h. Separations, r^2 (in quanta squared, then scaled by
-// quantum^2, exact), eval and the force products are float; the quantum
-// scales the force factor instead of each separation (exact too). A lane
+// quantum^2, exact), eval and the force products are float; the force sums
+// are per quantum of separation, scaled by the quantum once a row in double
+// (exact too). r^2 and the force sums take fused multiply-adds (std::fma:
+// one rounding, the same in every variant, in software in the scalar one;
+// 3 % of the kernel's time as a compiler contraction, 2026-11-30). A lane
 // out of the cutoff is evaluated at the cutoff and adds zero, so padding
 // never produces an inf, a NaN or a float underflow.
 #ifndef TESSERA_SIMD_NS
@@ -100,7 +103,7 @@ inline void mixed_block(const PairKernelArgs<typename Pot::Params>& a, const typ
     dx[l] = static_cast<float>(static_cast<int>(xi - static_cast<unsigned>(xj[l])));
     dy[l] = static_cast<float>(static_cast<int>(yi - static_cast<unsigned>(yj[l])));
     dz[l] = static_cast<float>(static_cast<int>(zi - static_cast<unsigned>(zj[l])));
-    r2[l] = (dx[l] * dx[l] + dy[l] * dy[l] + dz[l] * dz[l]) * q2;
+    r2[l] = std::fma(dz[l], dz[l], std::fma(dy[l], dy[l], dx[l] * dx[l])) * q2;
   }
   if constexpr (kOneType) {
     const P& p = row[1];
@@ -121,10 +124,11 @@ inline void mixed_block(const PairKernelArgs<typename Pot::Params>& a, const typ
   for (int l = 0; l < N; ++l) {
     const bool in = (l < nvalid) & (r2[l] < cut[l]);
     fm[l] = in ? f[l] : 0.0f;
-    const float fq = fm[l] * q;  // the force factor per quantum of separation
-    s.fx[l] += dx[l] * fq;
-    s.fy[l] += dy[l] * fq;
-    s.fz[l] += dz[l] * fq;
+    // Separations in quanta: the row's force is q times these sums, taken
+    // at its end (q a power of two, so the same bits as scaling each term).
+    s.fx[l] = std::fma(dx[l], fm[l], s.fx[l]);
+    s.fy[l] = std::fma(dy[l], fm[l], s.fy[l]);
+    s.fz[l] = std::fma(dz[l], fm[l], s.fz[l]);
     if constexpr (kEnergy) {
       s.e[l] += static_cast<double>(in ? e[l] : 0.0f);
       s.w[l] += static_cast<double>(r2[l] * fm[l]);
@@ -221,10 +225,14 @@ struct PendingRows {
     for (int c = 0; c < 3; ++c)
       for (int r = n; r < kRows; ++r) f[c][r] = _mm512_setzero_pd();
     double* out[3] = {a.fx, a.fy, a.fz};
+    const double q = a.quantum;  // the lanes summed forces per quantum
     for (int c = 0; c < 3; ++c) {
       double sum[kRows];
       reduce_eight(f[c], sum);
-      for (int r = 0; r < n; ++r) out[c][first + r] = a.accumulate ? out[c][first + r] + sum[r] : sum[r];
+      for (int r = 0; r < n; ++r) {
+        const double v = sum[r] * q;
+        out[c][first + r] = a.accumulate ? out[c][first + r] + v : v;
+      }
     }
     // No energy or virial in these lanes: zero, as store_lane_sums writes.
     for (double* o : {a.pe, a.virial})
@@ -248,15 +256,17 @@ inline void store_mixed_sums(const Args& a, int i, const MixedLaneSums& s, const
   if constexpr (!kTensor) {
     const __m512d xy = reduce_two(fold_lanes(_mm512_load_ps(s.fx)), fold_lanes(_mm512_load_ps(s.fy)));
     const __m512d fz = fold_lanes(_mm512_load_ps(s.fz));
-    double f[5] = {lane0(xy), lane4(xy), 0.0, 0.0, 0.0};
+    // The lanes summed forces per quantum of separation (mixed_block).
+    const double q = a.quantum;
+    double f[5] = {lane0(xy) * q, lane4(xy) * q, 0.0, 0.0, 0.0};
     if constexpr (kEnergy) {
       const auto fold = [](const double* v) { return _mm512_add_pd(_mm512_load_pd(v), _mm512_load_pd(v + W)); };
       const __m512d zw = reduce_two(fz, fold(s.w)), e = reduce_two(fold(s.e), fold(s.e));
-      f[2] = lane0(zw);
+      f[2] = lane0(zw) * q;
       f[3] = 0.5 * lane0(e);
       f[4] = 0.5 * lane4(zw);
     } else {
-      f[2] = lane0(reduce_two(fz, fz));
+      f[2] = lane0(reduce_two(fz, fz)) * q;
     }
     double* out[5] = {a.fx, a.fy, a.fz, a.pe, a.virial};
     for (int c = 0; c < 5; ++c) out[c][i] = a.accumulate ? out[c][i] + f[c] : f[c];
@@ -268,6 +278,14 @@ inline void store_mixed_sums(const Args& a, int i, const MixedLaneSums& s, const
   fold_lanes(s.fx, ls.fx);
   fold_lanes(s.fy, ls.fy);
   fold_lanes(s.fz, ls.fz);
+  // Per quantum of separation (mixed_block): scaled by a power of two, the
+  // sums keep the bits of the AVX-512 path, which scales them at the end.
+  const double q = a.quantum;
+  for (int l = 0; l < W; ++l) {
+    ls.fx[l] *= q;
+    ls.fy[l] *= q;
+    ls.fz[l] *= q;
+  }
   if constexpr (kEnergy) {
     fold_lanes(s.e, ls.e);
     fold_lanes(s.w, ls.w);
@@ -300,17 +318,19 @@ __attribute__((flatten)) void mixed_rows(const PairKernelArgs<typename Pot::Para
     if constexpr (kTensor) vt = {};
     const int* list = a.nbr + i * a.stride;
     const int n = a.nbr_count[i];
-    int k = 0;
-    for (; k + WF <= n; k += WF) mixed_block<Pot, kOneType, kTensor, kEnergy, WF>(a, row, list + k, WF, ri, s, vt);
-    if (const int rest = n - k; rest > 0) {
-      // A padded row holds valid atoms up to the next multiple of W: its
-      // last block is read in place, as a half block when it fits one.
-      alignas(64) int copy[WF];
-      const int* idx = row_tail<WF>(list, k, n, a.padded, i, copy);
-      if (rest <= W)
-        mixed_block<Pot, kOneType, kTensor, kEnergy, W>(a, row, idx, rest, ri, s, vt);
-      else
-        mixed_block<Pot, kOneType, kTensor, kEnergy, WF>(a, row, idx, rest, ri, s, vt);
+    prefetch_row_ahead(a, i, end);
+    // The last block goes through the same call as the others, its lanes
+    // past the row's end reading atom i (or the padding) and adding +0,
+    // which leaves a lane's sum as it was: with a separate call for it,
+    // the lane sums went to the stack at the loop's end and came back
+    // through store forwarding (a quarter of this kernel's samples, 32k
+    // melt, 1 thread).
+    alignas(64) int copy[WF];
+    for (int k = 0; k < n; k += WF) {
+      const int rest = n - k;
+      // A padded row holds valid atoms up to the next multiple of W only.
+      const int* idx = rest >= WF || (a.padded && rest > W) ? list + k : row_tail<WF>(list, k, n, false, i, copy);
+      mixed_block<Pot, kOneType, kTensor, kEnergy, WF>(a, row, idx, rest < WF ? rest : WF, ri, s, vt);
     }
 #if defined(__AVX512F__)
     if constexpr (kBatch) {
