@@ -135,6 +135,30 @@ inline NeighborScanGroupFn neighbor_scan_group_for(SimdLevel level) {
   }
 }
 
+// The same lists from a float first pass (AVX-512 only; null for the other
+// levels): 16 candidates a vector instead of 8. Candidates and the group's
+// atoms come as float offsets from a point of the block (fx, fy, fz), whose
+// roundings move a float r^2 from the double one by less than `band` (the
+// builder's bound, from the offsets' largest magnitude); a candidate whose
+// float r^2 lies within `band` of reach_sq is decided by the double test
+// above on the atoms' own coordinates (x, y, z, indexed by atom), so each
+// list is the double scan's, atom for atom and in order. No exclusions
+// (ids must be null). Float arrays are read in whole vectors of 16.
+struct ScanGroupFloat {
+  float fx[kScanGroup], fy[kScanGroup], fz[kScanGroup];
+  const double *x, *y, *z;  // every atom's coordinates, for the band's double test
+  float band;
+};
+using NeighborScanGroupFloatFn = void (*)(const float* x, const float* y, const float* z, const int* atoms, int n,
+                                          double reach_sq, const ScanGroupFloat& f, ScanGroup& g);
+namespace simd_avx512 {
+void neighbor_scan_group_float(const float*, const float*, const float*, const int*, int, double,
+                               const ScanGroupFloat&, ScanGroup&);
+}
+inline NeighborScanGroupFloatFn neighbor_scan_group_float_for(SimdLevel level) {
+  return level == SimdLevel::kAvx512 ? &simd_avx512::neighbor_scan_group_float : nullptr;
+}
+
 // A list search's candidates, index by index: positions, atom indices and,
 // for molecules' exclusions only (else null), ids.
 struct CandidatesIn {
@@ -168,6 +192,23 @@ inline CandidateCopyFn copy_candidates_for(SimdLevel level) {
     case SimdLevel::kAvx2: return &simd_avx2::copy_candidates;
     default: return &simd_scalar::copy_candidates;
   }
+}
+
+// Candidates [m0, m0 + n) of `from` as float offsets from `origin` into
+// x, y, z (and their atoms) from index `at` on, in whole vectors (room for
+// at + n + 16); returns the largest offset's magnitude (the float scan's
+// band comes from it). AVX-512 only, as the float scan.
+struct FloatCandidatesOut {
+  float *x, *y, *z;
+  int* atoms;
+};
+using CandidateCopyFloatFn = double (*)(const CandidatesIn& from, int m0, int n, const double* origin,
+                                        const FloatCandidatesOut& to, int at);
+namespace simd_avx512 {
+double copy_candidates_float(const CandidatesIn&, int, int, const double*, const FloatCandidatesOut&, int);
+}
+inline CandidateCopyFloatFn copy_candidates_float_for(SimdLevel level) {
+  return level == SimdLevel::kAvx512 ? &simd_avx512::copy_candidates_float : nullptr;
 }
 
 template <class Pot>

@@ -31,6 +31,16 @@ void copy_candidates(const CandidatesIn& from, int m0, int n, const CandidatesOu
   copy_candidates_impl(from, m0, n, to, at);
 }
 
+void neighbor_scan_group_float(const float* x, const float* y, const float* z, const int* atoms, int n,
+                               double reach_sq, const ScanGroupFloat& f, ScanGroup& g) {
+  neighbor_scan_group_float_impl(x, y, z, atoms, n, reach_sq, f, g);
+}
+
+double copy_candidates_float(const CandidatesIn& from, int m0, int n, const double* origin,
+                             const FloatCandidatesOut& to, int at) {
+  return copy_candidates_float_impl(from, m0, n, origin, to, at);
+}
+
 #define TESSERA_DEFINE_BOND_KERNEL(Style)                                                    \
   BondKernelResult bond_kernel(const BondKernelArgs<Style::Params>& a, long begin, long end) { \
     return bond_kernel_of<Style>(a, begin, end);                                             \

@@ -554,6 +554,99 @@ inline void scan_group_of(const double* x, const double* y, const double* z, con
 }
 #endif
 
+#if defined(__AVX512F__)
+// The lanes `edge` of candidates j decided by the double test, on the
+// coordinates the double scan would read: as rare as pairs within about
+// 1e-4 of the reach, and out of line, so that the scan's sums and counts
+// stay in registers.
+__attribute__((noinline)) inline __mmask16 edge_hits(__mmask16 edge, __m512i j, double xi, double yi, double zi,
+                                                     const ScanGroupFloat& f, double reach_sq) {
+  alignas(64) int jl[16];
+  _mm512_store_si512(jl, j);
+  unsigned hit = 0;
+  for (unsigned e = edge; e != 0; e &= e - 1) {
+    const int l = __builtin_ctz(e);
+    const double dx = xi - f.x[jl[l]], dy = yi - f.y[jl[l]], dz = zi - f.z[jl[l]];
+    if (dx * dx + dy * dy + dz * dz < reach_sq) hit |= 1u << l;
+  }
+  return static_cast<__mmask16>(hit);
+}
+
+// scan_group_of from float offsets, 16 candidates a vector
+// (ScanGroupFloat): lanes within the band of reach_sq get the double test.
+template <int G>
+inline void scan_group_float_of(const float* x, const float* y, const float* z, const int* atoms, int n,
+                                double reach_sq, const ScanGroupFloat& f, ScanGroup& g) {
+  __m512 vx[G], vy[G], vz[G];
+  __m512i vself[G];
+  int k[G];
+  double xd[G], yd[G], zd[G];
+  int* out[G];
+  for (int a = 0; a < G; ++a) {
+    xd[a] = g.x[a];
+    yd[a] = g.y[a];
+    zd[a] = g.z[a];
+    out[a] = g.out[a];
+    vx[a] = _mm512_set1_ps(f.fx[a]);
+    vy[a] = _mm512_set1_ps(f.fy[a]);
+    vz[a] = _mm512_set1_ps(f.fz[a]);
+    vself[a] = _mm512_set1_epi32(g.self[a]);
+    k[a] = 0;
+  }
+  const __m512 lo = _mm512_set1_ps(static_cast<float>(reach_sq - f.band));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>(reach_sq + f.band));
+  for (int m = 0; m < n; m += 16) {
+    const __m512 cx = _mm512_loadu_ps(x + m), cy = _mm512_loadu_ps(y + m), cz = _mm512_loadu_ps(z + m);
+    const __m512i j = _mm512_loadu_si512(atoms + m);
+#pragma GCC unroll 4
+    for (int a = 0; a < G; ++a) {
+      const __m512 dx = _mm512_sub_ps(vx[a], cx), dy = _mm512_sub_ps(vy[a], cy), dz = _mm512_sub_ps(vz[a], cz);
+      const __m512 r2 =
+          _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
+      const __mmask16 other = _mm512_cmpneq_epi32_mask(j, vself[a]);
+      __mmask16 hit = _mm512_mask_cmp_ps_mask(other, r2, lo, _CMP_LT_OQ);
+      const __mmask16 edge =
+          _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(other, r2, lo, _CMP_GE_OQ), r2, hi, _CMP_LE_OQ);
+      if (__builtin_expect(edge != 0, 0)) hit = static_cast<__mmask16>(hit | edge_hits(edge, j, xd[a], yd[a], zd[a], f, reach_sq));
+      _mm512_storeu_si512(out[a] + k[a], _mm512_maskz_compress_epi32(hit, j));
+      k[a] += __builtin_popcount(hit);
+    }
+  }
+  for (int a = 0; a < G; ++a) g.count[a] = k[a];
+}
+
+inline void neighbor_scan_group_float_impl(const float* x, const float* y, const float* z, const int* atoms, int n,
+                                           double reach_sq, const ScanGroupFloat& f, ScanGroup& g) {
+  switch (g.n) {
+    case 1: return scan_group_float_of<1>(x, y, z, atoms, n, reach_sq, f, g);
+    case 2: return scan_group_float_of<2>(x, y, z, atoms, n, reach_sq, f, g);
+    case 3: return scan_group_float_of<3>(x, y, z, atoms, n, reach_sq, f, g);
+    default: return scan_group_float_of<kScanGroup>(x, y, z, atoms, n, reach_sq, f, g);
+  }
+}
+
+inline double copy_candidates_float_impl(const CandidatesIn& from, int m0, int n, const double* origin,
+                                         const FloatCandidatesOut& to, int at) {
+  const __m512d ox = _mm512_set1_pd(origin[0]), oy = _mm512_set1_pd(origin[1]), oz = _mm512_set1_pd(origin[2]);
+  __m512d big = _mm512_setzero_pd();
+  for (int m = 0; m < n; m += 8) {
+    const __mmask8 valid = n - m >= 8 ? 0xff : static_cast<__mmask8>((1u << (n - m)) - 1);
+    const long s = m0 + m, d = at + m;
+    const __m512d px = _mm512_sub_pd(_mm512_maskz_loadu_pd(valid, from.x + s), ox);
+    const __m512d py = _mm512_sub_pd(_mm512_maskz_loadu_pd(valid, from.y + s), oy);
+    const __m512d pz = _mm512_sub_pd(_mm512_maskz_loadu_pd(valid, from.z + s), oz);
+    big = _mm512_mask_max_pd(big, valid, big, _mm512_abs_pd(px));
+    big = _mm512_mask_max_pd(big, valid, big, _mm512_abs_pd(py));
+    big = _mm512_mask_max_pd(big, valid, big, _mm512_abs_pd(pz));
+    _mm256_storeu_ps(to.x + d, _mm512_cvtpd_ps(px));
+    _mm256_storeu_ps(to.y + d, _mm512_cvtpd_ps(py));
+    _mm256_storeu_ps(to.z + d, _mm512_cvtpd_ps(pz));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(to.atoms + d), _mm256_maskz_loadu_epi32(valid, from.atoms + s));
+  }
+  return _mm512_reduce_max_pd(big);
+}
+#endif
+
 static_assert(kScanGroup == 4, "neighbor_scan_group_impl dispatches groups of 1 to 4");
 inline void neighbor_scan_group_impl(const double* x, const double* y, const double* z, const int* atoms, int n,
                                      double reach_sq, ScanGroup& g) {

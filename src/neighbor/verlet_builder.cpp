@@ -1,6 +1,7 @@
 #include "neighbor/verlet_builder.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -81,6 +82,11 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   const int* start = bins_.start.data();
   const CandidateCopyFn copy = copy_candidates_for(simd_level());
   const NeighborScanGroupFn scan_group = neighbor_scan_group_for(simd_level());
+  // A float first pass where the unit has one, and no exclusions: the same
+  // lists (ScanGroupFloat), 16 candidates a vector instead of 8.
+  const NeighborScanGroupFloatFn scan_float =
+      molecular_fields_on() ? nullptr : neighbor_scan_group_float_for(simd_level());
+  const CandidateCopyFloatFn copy_float = copy_candidates_float_for(simd_level());
   // Excluded pairs (special neighbours with factor 0: LAMMPS's special_bonds
   // lj 0 ...) never enter a row, so no shifted or huge overlap energy is ever
   // added and taken back. The scan leaves them out by id, every image of the
@@ -153,6 +159,7 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
       // fewer candidates but cost more (25 short rows an atom; 0.58 s
       // against 0.37 s of in.lj 32k's list builds, 2 threads, 2026-11-29).
       std::vector<double> cx, cy, cz;
+      std::vector<float> fx, fy, fz;
       std::vector<int> ca;
       std::vector<AtomId> cid;
       std::vector<int> group_found[kScanGroup];
@@ -186,34 +193,65 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
             for (int m = m0; m < m1 && !has_local; ++m) has_local = bins_.atoms[m] < nlocal;
           }
         if (!has_local) return;
+        // The float pass's offsets are from the stencil's low corner; its
+        // band from the largest offset (see below).
+        double origin[3];
+        for (int d = 0; d < 3; ++d) origin[d] = g.lo[d] + near_lo[d] / g.inv_size[d];
+        double extent = 0;
         int nc = 0;
         for (int z = near_lo[2]; z <= near_hi[2]; ++z)
           for (int y = near_lo[1]; y <= near_hi[1]; ++y) {
             int m0, m1;
             row_run(y, z, near_lo[0], near_hi[0], m0, m1);
-            const std::size_t room = static_cast<std::size_t>(nc + m1 - m0 + 8);  // whole vectors stored
+            const std::size_t room = static_cast<std::size_t>(nc + m1 - m0 + 16);  // whole vectors stored
             if (ca.size() < room) {
-              for (auto* v : {&cx, &cy, &cz}) v->resize(2 * room);
+              if (scan_float) {
+                for (auto* v : {&fx, &fy, &fz}) v->resize(2 * room);
+              } else {
+                for (auto* v : {&cx, &cy, &cz}) v->resize(2 * room);
+              }
               ca.resize(2 * room);
               if (specials) cid.resize(2 * room);
             }
-            copy(from, m0, m1 - m0, CandidatesOut{cx.data(), cy.data(), cz.data(), ca.data(), cid.data()}, nc);
+            if (scan_float)
+              extent = std::max(extent, copy_float(from, m0, m1 - m0, origin,
+                                                   FloatCandidatesOut{fx.data(), fy.data(), fz.data(), ca.data()}, nc));
+            else
+              copy(from, m0, m1 - m0, CandidatesOut{cx.data(), cy.data(), cz.data(), ca.data(), cid.data()}, nc);
             nc += m1 - m0;
           }
         // The group scan reads whole vectors: the run's tail is made far
         // away (the copies left it holding whatever they loaded).
-        const int whole = (nc + 7) / 8 * 8;
+        const int lanes = scan_float ? 16 : 8;
+        const int whole = (nc + lanes - 1) / lanes * lanes;
         for (int m = nc; m < whole; ++m) {
-          cx[m] = cy[m] = cz[m] = std::numeric_limits<double>::infinity();
+          if (scan_float)
+            fx[m] = fy[m] = fz[m] = std::numeric_limits<float>::infinity();
+          else
+            cx[m] = cy[m] = cz[m] = std::numeric_limits<double>::infinity();
           ca[m] = -1;
         }
+        // Each float offset is its double rounded once (relative error
+        // 2^-24, offsets at most `extent`), which moves a float r^2 from
+        // the double one by less than about 84 * 2^-24 * extent^2 for any
+        // candidate of the block; the band is 2^-15 * extent^2, five times
+        // that (and covers reach_sq's own rounding to float).
+        ScanGroupFloat fgroup;
+        fgroup.x = a.x.data();
+        fgroup.y = a.y.data();
+        fgroup.z = a.z.data();
+        const double span_sq = std::max(extent, reach) * std::max(extent, reach);
+        fgroup.band = static_cast<float>(std::ldexp(span_sq, -15));
         for (auto& f : group_found)
           if (f.size() < static_cast<std::size_t>(whole + 16)) f.resize(2 * (whole + 16));
         ScanGroup group;
         AtomId excluded[kScanGroup][kMaxSpecial];
         if (specials) group.ids = cid.data();
         auto flush = [&] {
-          scan_group(cx.data(), cy.data(), cz.data(), ca.data(), whole, reach_sq, group);
+          if (scan_float)
+            scan_float(fx.data(), fy.data(), fz.data(), ca.data(), whole, reach_sq, fgroup, group);
+          else
+            scan_group(cx.data(), cy.data(), cz.data(), ca.data(), whole, reach_sq, group);
           for (int k = 0; k < group.n; ++k) finish(group.self[k], group.count[k], group_found[k]);
           group.n = 0;
         };
@@ -228,6 +266,9 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
               group.x[k] = a.x[i];
               group.y[k] = a.y[i];
               group.z[k] = a.z[i];
+              fgroup.fx[k] = static_cast<float>(a.x[i] - origin[0]);
+              fgroup.fy[k] = static_cast<float>(a.y[i] - origin[1]);
+              fgroup.fz[k] = static_cast<float>(a.z[i] - origin[2]);
               group.self[k] = i;
               group.out[k] = group_found[k].data();
               if (specials) {

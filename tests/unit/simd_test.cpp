@@ -617,3 +617,104 @@ TEST_CASE("the list search's variants copy candidates and list neighbours alike,
     }
   }
 }
+
+TEST_CASE("the float list search lists what the double test lists, pairs within rounding of the reach included",
+          "[simd][neighbor]") {
+  const NeighborScanGroupFloatFn scan = neighbor_scan_group_float_for(simd_level());
+  if (scan == nullptr) {
+    WARN("no float list search on this CPU (AVX-512 only): the double one lists alone");
+    return;
+  }
+  const CandidateCopyFloatFn copy = copy_candidates_float_for(simd_level());
+  // A block far from the origin (offsets from its corner are small, the
+  // coordinates are not), its candidates random in the stencil's 3 reach
+  // widths, and as many again placed at the reach from a group atom to
+  // within a few units of 1e-9 in r^2, where float sums cannot tell.
+  const double reach = 2.8, reach_sq = reach * reach;
+  const double o[3] = {1000.25, -2000.5, 333.125};
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<double> in_stencil(0.0, 3 * reach), unit(-1.0, 1.0), tiny(-4e-9, 4e-9);
+  for (int n : {0, 1, 15, 16, 17, 150, 333}) {
+    std::vector<double> X, Y, Z;
+    const int groups = 4;
+    for (int g = 0; g < groups; ++g) {  // the group's atoms first, then candidates; atoms 0 and 2 are both
+      X.push_back(o[0] + reach + in_stencil(rng) / 3);
+      Y.push_back(o[1] + reach + in_stencil(rng) / 3);
+      Z.push_back(o[2] + reach + in_stencil(rng) / 3);
+    }
+    for (int m = 0; m < n; ++m) {
+      if (m % 2 == 0) {
+        X.push_back(o[0] + in_stencil(rng));
+        Y.push_back(o[1] + in_stencil(rng));
+        Z.push_back(o[2] + in_stencil(rng));
+        continue;
+      }
+      const int g = m % groups;
+      double u[3];
+      double len = 0;
+      do {
+        for (double& c : u) c = unit(rng);
+        len = std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+      } while (len < 0.1 || len > 1.0);
+      const double r = reach * std::sqrt(1.0 + tiny(rng));
+      X.push_back(X[g] + r * u[0] / len);
+      Y.push_back(Y[g] + r * u[1] / len);
+      Z.push_back(Z[g] + r * u[2] / len);
+    }
+    // Candidates: atoms 0 and 2 of the group, then the others.
+    std::vector<int> cand = {0, 2};
+    for (int m = 0; m < n; ++m) cand.push_back(groups + m);
+    const int nc = static_cast<int>(cand.size());
+    std::vector<double> bx(nc), by(nc), bz(nc);
+    for (int c = 0; c < nc; ++c) bx[c] = X[cand[c]], by[c] = Y[cand[c]], bz[c] = Z[cand[c]];
+    const CandidatesIn from{bx.data(), by.data(), bz.data(), cand.data(), nullptr};
+    const int whole = 3 + (nc + 15) / 16 * 16;
+    std::vector<float> fx(whole + 16), fy(whole + 16), fz(whole + 16);
+    std::vector<int> fa(whole + 16);
+    const double extent = copy(from, 0, nc, o, FloatCandidatesOut{fx.data(), fy.data(), fz.data(), fa.data()}, 3);
+    double want_extent = 0;
+    bool same = true;
+    for (int c = 0; c < nc; ++c) {
+      const double d[3] = {bx[c] - o[0], by[c] - o[1], bz[c] - o[2]};
+      for (double v : d) want_extent = std::max(want_extent, std::abs(v));
+      same = same && fx[3 + c] == static_cast<float>(d[0]) && fy[3 + c] == static_cast<float>(d[1]) &&
+             fz[3 + c] == static_cast<float>(d[2]) && fa[3 + c] == cand[c];
+    }
+    CHECK(same);
+    CHECK(extent == want_extent);
+    for (int m = 3 + nc; m < whole; ++m) {
+      fx[m] = fy[m] = fz[m] = std::numeric_limits<float>::infinity();
+      fa[m] = -1;
+    }
+    ScanGroupFloat f;
+    f.x = X.data(), f.y = Y.data(), f.z = Z.data();
+    f.band = static_cast<float>(std::ldexp(std::max(extent, reach) * std::max(extent, reach), -15));
+    ScanGroup group;
+    group.n = groups;
+    std::vector<std::vector<int>> out(groups, std::vector<int>(whole + 16));
+    int undecided = 0;  // pairs that float sums alone would list wrongly
+    for (int g = 0; g < groups; ++g) {
+      group.x[g] = X[g], group.y[g] = Y[g], group.z[g] = Z[g];
+      f.fx[g] = static_cast<float>(X[g] - o[0]);
+      f.fy[g] = static_cast<float>(Y[g] - o[1]);
+      f.fz[g] = static_cast<float>(Z[g] - o[2]);
+      group.self[g] = g;
+      group.out[g] = out[g].data();
+    }
+    scan(fx.data() + 3, fy.data() + 3, fz.data() + 3, fa.data() + 3, whole - 3, reach_sq, f, group);
+    for (int g = 0; g < groups; ++g) {
+      std::vector<int> expect;
+      for (int c = 0; c < nc; ++c) {
+        const int j = cand[c];
+        const double dx = X[g] - X[j], dy = Y[g] - Y[j], dz = Z[g] - Z[j];
+        const bool listed = dx * dx + dy * dy + dz * dz < reach_sq && j != g;
+        if (listed) expect.push_back(j);
+        const float ex = f.fx[g] - fx[3 + c], ey = f.fy[g] - fy[3 + c], ez = f.fz[g] - fz[3 + c];
+        undecided += j != g && (ex * ex + ey * ey + ez * ez < static_cast<float>(reach_sq)) != listed;
+      }
+      INFO(n << " candidates, group atom " << g);
+      CHECK(std::vector<int>(out[g].begin(), out[g].begin() + group.count[g]) == expect);
+    }
+    if (n >= 150) CHECK(undecided > 0);  // the band's double test was needed
+  }
+}
