@@ -202,7 +202,8 @@ est_total=0
 mem_kb=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
 printf "%-6s %10s %6s %12s %8s\n" case atoms steps est.minutes est.GB
 for c in "${cases[@]}"; do
-  n=${cells[$c]}; atoms=$((4 * n * n * n)); s=${steps:-${nsteps[$c]}}
+  # the chain reads its 32,000 beads from the reference melt, not a lattice
+  n=${cells[$c]}; atoms=$((4 * n * n * n)); [ "$c" != chain ] || atoms=32000; s=${steps:-${nsteps[$c]}}
   ntess=$(wc -w <<< "$(tessera_tags "$c")")
   nlmp=$(wc -w <<< "$(variants_in "$c")")
   nrun=$((ntess + nlmp)); ncheck=$((1 + ntess)); ng=0

@@ -13,6 +13,7 @@
 // a thread that runs out takes chunks from another's share.
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <vector>
 
 #include <omp.h>
@@ -39,9 +40,11 @@ inline Share share_of(long n, int t, int nthreads) {
 // long as f writes only the chunk's own outputs.
 class OwnFirstChunks {
  public:
-  static constexpr int kMaxThreads = 64;
-  OwnFirstChunks(long nchunks, int nt) : n_(nchunks), nt_(std::max(1, std::min(nt, kMaxThreads))) {
-    for (int t = 0; t < nt_; ++t) next_[t].v.store(share_of(n_, t, nt_).begin, std::memory_order_relaxed);
+  // Any team size: the packing and the ghosts' shares split among the whole
+  // team, so a capped team here would read lines another thread wrote.
+  OwnFirstChunks(long nchunks, int nt) : n_(nchunks), nt_(std::max(1, nt)) {
+    if (nt_ > kInline) heap_.reset(new Next[static_cast<std::size_t>(nt_)]);
+    for (int t = 0; t < nt_; ++t) next()[t].v.store(share_of(n_, t, nt_).begin, std::memory_order_relaxed);
   }
   int threads() const { return nt_; }
   template <class F>
@@ -50,7 +53,7 @@ class OwnFirstChunks {
     for (int k = 0; k < nt_; ++k) {
       const int owner = (me + k) % nt_;
       const long end = share_of(n_, owner, nt_).end;
-      for (long c; (c = next_[owner].v.fetch_add(1, std::memory_order_relaxed)) < end;) f(c);
+      for (long c; (c = next()[owner].v.fetch_add(1, std::memory_order_relaxed)) < end;) f(c);
     }
   }
 
@@ -58,9 +61,14 @@ class OwnFirstChunks {
   struct alignas(64) Next {
     std::atomic<long> v;
   };
+  // Counters for up to kInline threads in place (made every step: no
+  // allocation), more on the heap.
+  static constexpr int kInline = 64;
+  Next* next() { return heap_ ? heap_.get() : inline_; }
   long n_;
   int nt_;
-  Next next_[kMaxThreads];
+  Next inline_[kInline];
+  std::unique_ptr<Next[]> heap_;
 };
 
 // Calls f(c) once for every c in [0, nchunks) in a parallel region of its
@@ -68,7 +76,7 @@ class OwnFirstChunks {
 // split as OwnFirstChunks does.
 template <class F>
 void for_chunks_own_first(long nchunks, const F& f) {
-  const int nt = std::min(omp_get_max_threads(), OwnFirstChunks::kMaxThreads);
+  const int nt = omp_get_max_threads();
   if (nt <= 1 || nchunks < 2 * nt) {
 #pragma omp parallel for schedule(dynamic)
     for (long c = 0; c < nchunks; ++c) f(c);

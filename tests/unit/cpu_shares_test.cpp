@@ -26,16 +26,24 @@ TEST_CASE("Shares cover the items once, in thread order", "[shares]") {
 
 TEST_CASE("Every chunk runs once, whatever the thread count", "[shares]") {
   const int saved = omp_get_max_threads();
-  for (int nt : {1, 2, 3, 5})
+  // 70: more threads than the split keeps counters for in place.
+  for (int nt : {1, 2, 3, 5, 70})
     for (long n : {0L, 1L, 3L, 10L, 997L}) {
       omp_set_num_threads(nt);
       std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
       for (auto& r : runs) r = 0;
-      for_chunks_own_first(n, [&](long c) { runs[static_cast<std::size_t>(c)]++; });
+      std::atomic<int> team{0};
+      for_chunks_own_first(n, [&](long c) {
+        runs[static_cast<std::size_t>(c)]++;
+        team = omp_get_num_threads();
+      });
       int wrong = 0;
       for (const auto& r : runs) wrong += r != 1;
       INFO(nt << " threads, " << n << " chunks");
       CHECK(wrong == 0);
+      // The whole team splits the work, as it splits the packing: a team
+      // capped below it would leave threads' packed atoms to others.
+      if (n >= 2 * nt && nt > 1) CHECK(team == nt);
     }
   omp_set_num_threads(saved);
 }
