@@ -53,9 +53,9 @@ class Communicator {
   // size handshake that opens every sendrecv (8 bytes, so the time is the
   // partner's lateness, not transfer) and in the small collectives, whose
   // cost is the last rank's arrival. The payload transfer is not counted,
-  // nor is sendrecv_doubles (the device halo, which has no handshake: its
-  // whole time, waiting included, is the halo stream's, in the summary's
-  // Halo row).
+  // nor is sendrecv_doubles (the steps' ghost positions, which have no
+  // handshake: on a device the whole time, waiting included, is the halo
+  // stream's, in the summary's Halo row; on the CPU it is Communicate).
   const double& waited_seconds() const { return waited_; }
   // Ends every rank with this exit code (an MPI job cannot exit cleanly
   // from one rank alone).
