@@ -197,7 +197,9 @@ inline CandidateCopyFn copy_candidates_for(SimdLevel level) {
 // Candidates [m0, m0 + n) of `from` as float offsets from `origin` into
 // x, y, z (and their atoms) from index `at` on, in whole vectors (room for
 // at + n + 16); returns the largest offset's magnitude (the float scan's
-// band comes from it). AVX-512 only, as the float scan.
+// band comes from it), infinite when a coordinate is not a number (inf or
+// NaN: the band then sends every candidate to the double test). AVX-512
+// only, as the float scan.
 struct FloatCandidatesOut {
   float *x, *y, *z;
   int* atoms;

@@ -14,6 +14,7 @@
 #error "define TESSERA_SIMD_NS before including cpu_pair_kernel_impl.hpp"
 #endif
 #include <cmath>
+#include <limits>
 
 #include "backend/cpu_pair_kernel.hpp"
 
@@ -629,6 +630,7 @@ inline double copy_candidates_float_impl(const CandidatesIn& from, int m0, int n
                                          const FloatCandidatesOut& to, int at) {
   const __m512d ox = _mm512_set1_pd(origin[0]), oy = _mm512_set1_pd(origin[1]), oz = _mm512_set1_pd(origin[2]);
   __m512d big = _mm512_setzero_pd();
+  __mmask8 nan = 0;  // max_pd drops NaNs, so they are counted apart
   for (int m = 0; m < n; m += 8) {
     const __mmask8 valid = n - m >= 8 ? 0xff : static_cast<__mmask8>((1u << (n - m)) - 1);
     const long s = m0 + m, d = at + m;
@@ -638,12 +640,15 @@ inline double copy_candidates_float_impl(const CandidatesIn& from, int m0, int n
     big = _mm512_mask_max_pd(big, valid, big, _mm512_abs_pd(px));
     big = _mm512_mask_max_pd(big, valid, big, _mm512_abs_pd(py));
     big = _mm512_mask_max_pd(big, valid, big, _mm512_abs_pd(pz));
+    nan |= _mm512_mask_cmp_pd_mask(valid, _mm512_add_pd(_mm512_add_pd(px, py), pz), px, _CMP_UNORD_Q);
     _mm256_storeu_ps(to.x + d, _mm512_cvtpd_ps(px));
     _mm256_storeu_ps(to.y + d, _mm512_cvtpd_ps(py));
     _mm256_storeu_ps(to.z + d, _mm512_cvtpd_ps(pz));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(to.atoms + d), _mm256_maskz_loadu_epi32(valid, from.atoms + s));
   }
-  return _mm512_reduce_max_pd(big);
+  // A coordinate that is not a number makes the band infinite: the whole
+  // block then goes to the double test, which lists such an atom nowhere.
+  return nan ? std::numeric_limits<double>::infinity() : _mm512_reduce_max_pd(big);
 }
 #endif
 

@@ -661,6 +661,10 @@ TEST_CASE("the float list search lists what the double test lists, pairs within 
       Y.push_back(Y[g] + r * u[1] / len);
       Z.push_back(Z[g] + r * u[2] / len);
     }
+    // One coordinate that is no number (a run gone wrong between its
+    // guard's checks): never listed, and the other lists still exact.
+    if (n == 333) X[groups + 7] = std::numeric_limits<double>::quiet_NaN();
+    if (n == 150) Z[groups + 9] = std::numeric_limits<double>::infinity();
     // Candidates: atoms 0 and 2 of the group, then the others.
     std::vector<int> cand = {0, 2};
     for (int m = 0; m < n; ++m) cand.push_back(groups + m);
@@ -677,11 +681,17 @@ TEST_CASE("the float list search lists what the double test lists, pairs within 
     for (int c = 0; c < nc; ++c) {
       const double d[3] = {bx[c] - o[0], by[c] - o[1], bz[c] - o[2]};
       for (double v : d) want_extent = std::max(want_extent, std::abs(v));
-      same = same && fx[3 + c] == static_cast<float>(d[0]) && fy[3 + c] == static_cast<float>(d[1]) &&
-             fz[3 + c] == static_cast<float>(d[2]) && fa[3 + c] == cand[c];
+      // The offsets' bits (a NaN is a NaN).
+      const auto is = [](float got, double want) {
+        return got == static_cast<float>(want) || (std::isnan(got) && std::isnan(want));
+      };
+      same = same && is(fx[3 + c], d[0]) && is(fy[3 + c], d[1]) && is(fz[3 + c], d[2]) && fa[3 + c] == cand[c];
     }
     CHECK(same);
-    CHECK(extent == want_extent);
+    if (n == 150 || n == 333)
+      CHECK(extent == std::numeric_limits<double>::infinity());
+    else
+      CHECK(extent == want_extent);
     for (int m = 3 + nc; m < whole; ++m) {
       fx[m] = fy[m] = fz[m] = std::numeric_limits<float>::infinity();
       fa[m] = -1;
