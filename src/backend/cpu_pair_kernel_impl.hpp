@@ -606,8 +606,11 @@ inline void scan_group_float_of(const float* x, const float* y, const float* z, 
           _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)), _mm512_mul_ps(dz, dz));
       const __mmask16 other = _mm512_cmpneq_epi32_mask(j, vself[a]);
       __mmask16 hit = _mm512_mask_cmp_ps_mask(other, r2, lo, _CMP_LT_OQ);
+      // Strictly below hi: the run's padding (+inf, atom -1) and a candidate
+      // at infinity stay out of the double test even when the band is
+      // infinite, and neither is a neighbour.
       const __mmask16 edge =
-          _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(other, r2, lo, _CMP_GE_OQ), r2, hi, _CMP_LE_OQ);
+          _mm512_mask_cmp_ps_mask(_mm512_mask_cmp_ps_mask(other, r2, lo, _CMP_GE_OQ), r2, hi, _CMP_LT_OQ);
       if (__builtin_expect(edge != 0, 0)) hit = static_cast<__mmask16>(hit | edge_hits(edge, j, xd[a], yd[a], zd[a], f, reach_sq));
       _mm512_storeu_si512(out[a] + k[a], _mm512_maskz_compress_epi32(hit, j));
       k[a] += __builtin_popcount(hit);
