@@ -44,7 +44,7 @@ int pack_by_shares(const GhostShares& ghost_shares, long nlocal, long nall, cons
 // were in flight (the packing was 11 % of a 2-thread in.lj 32k mixed run
 // when the two vCPUs were far apart, and the run went from 1.83-1.90e7 to
 // 2.02e7 atom-steps/s with these stores; 2026-11-30).
-bool pack_positions(const AtomStore& a, std::vector<double>& pos) {
+bool pack_positions(const AtomStore& a, LargeVector<double>& pos) {
   const long nall = static_cast<long>(a.nall()), nlocal = static_cast<long>(a.nlocal);
   pos.resize(4 * nall);
   double* p = pos.data();
@@ -72,7 +72,7 @@ double fixed_quantum(double cutoff) {
   return std::exp2(std::ceil(std::log2(8 * (cutoff > 0 ? cutoff : 1.0))) - 31);
 }
 
-bool pack_fixed_positions(const AtomStore& a, double quantum, std::vector<int>& rec) {
+bool pack_fixed_positions(const AtomStore& a, double quantum, LargeVector<int>& rec) {
   const long nall = static_cast<long>(a.nall()), nlocal = static_cast<long>(a.nlocal);
   rec.resize(4 * nall);
   const double inv = 1 / quantum;  // exact: a power of two

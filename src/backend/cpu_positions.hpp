@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backend/cpu_pair_kernel.hpp"
+#include "core/large_pages.hpp"
 
 namespace tessera {
 
@@ -15,7 +16,7 @@ struct PassOptions;
 // returns whether every atom has type 1. Thread t packs the local atoms of
 // chunks share_of(pos_chunks(nlocal), t) (backend/cpu_shares.hpp): the
 // atoms it then computes first.
-bool pack_positions(const AtomStore& atoms, std::vector<double>& pos);
+bool pack_positions(const AtomStore& atoms, LargeVector<double>& pos);
 
 // Mixed precision's rows (PairKernelArgs::mixed): per atom, local and
 // ghost, 4 ints into rec: x, y and z as multiples of `quantum` (rounded to
@@ -29,7 +30,7 @@ bool pack_positions(const AtomStore& atoms, std::vector<double>& pos);
 // of the difference. The quantum depends on the cutoff alone, so every
 // rank count, atom order and restart quantises alike. Threads pack as
 // pack_positions.
-bool pack_fixed_positions(const AtomStore& atoms, double quantum, std::vector<int>& rec);
+bool pack_fixed_positions(const AtomStore& atoms, double quantum, LargeVector<int>& rec);
 // The power of two for which 2^31 quanta first reach 8 cutoffs.
 double fixed_quantum(double cutoff);
 

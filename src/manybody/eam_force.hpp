@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/cpu_simd.hpp"
+#include "core/large_pages.hpp"
 #include "manybody/eam_tables.hpp"
 #include "manybody/manybody_styles.hpp"
 
@@ -37,7 +38,7 @@ class EamForce final : public Force {
   EamTables tables_;
   mutable std::vector<double> embed_;  // F(rho_i) of the locals, from pass 0 to pass 1
   mutable std::vector<double> rho_;    // rho_i of the locals, in pass 0 (lane kernel)
-  mutable std::vector<double> pos_;    // packed positions (lane kernel)
+  mutable LargeVector<double> pos_;    // packed positions (lane kernel)
   // The neighbours inside the cutoff, from pass 0 to pass 1 (lane kernel;
   // EamKernelArgs::kept).
   mutable std::vector<int> kept_, kept_count_;

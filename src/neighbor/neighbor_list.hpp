@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/large_pages.hpp"
 #include "neighbor/cluster_pairs.hpp"
 
 namespace tessera {
@@ -16,13 +17,15 @@ struct NeighborList {
   int stride = 0;
   int widest = 0;          // the longest row of the last build (0: none yet)
   std::vector<int> count;  // per local atom
-  std::vector<int> index;  // index[i * stride + k]
+  // index[i * stride + k]; in large pages (core/large_pages.hpp): the
+  // kernels stream it whole every step.
+  LargeVector<int> index;
   // When > 1: stride is a multiple of it, and each row is padded up to a
   // multiple of it with the atom's own index, so that a vector kernel can
   // read whole blocks (it must still ignore entries past count).
   int pad = 1;
-  // Half list (the CPU backend's default; docs/algorithms.md, "Half
-  // lists"): a pair of locals is listed once, in the row of the atom whose
+  // Half list (neighbor.list: half, a CPU option; docs/algorithms.md,
+  // "Half lists"): a pair of locals is listed once, in the row of the atom whose
   // slab comes first (the lower index within a slab), and the kernel adds
   // the opposite force to the partner; a ghost is listed in its local
   // partner's row only, since this rank needs only the local's force. The

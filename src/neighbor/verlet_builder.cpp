@@ -121,7 +121,12 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   nl.stride = whole_blocks(nl.widest > 0 ? next_row_stride(nl.widest) : std::max(nl.stride, 64));
   nl.pad = kPairLanes;
   for (;;) {
-    nl.index.resize(static_cast<std::size_t>(nlocal) * nl.stride);
+    // Every row is rewritten below, so storage that must grow starts empty
+    // rather than copying the old rows over (and the old storage goes
+    // first, so the two never coexist).
+    const std::size_t rows_size = static_cast<std::size_t>(nlocal) * nl.stride;
+    if (rows_size > nl.index.capacity()) LargeVector<int>().swap(nl.index);
+    nl.index.resize(rows_size);
     int needed = 0;
     const int stride = nl.stride;
     const int nb[3] = {(g.n[0] + span - 1) / span, (g.n[1] + span - 1) / span, (g.n[2] + span - 1) / span};

@@ -301,8 +301,8 @@ class PairStyleImpl final : public PairStyle {
   int ntp_;
   double max_cutoff_ = 0;
   std::vector<typename Pot::Params> params_;
-  mutable std::vector<double> pos_;     // scratch for compute()
-  mutable std::vector<int> pos_fixed_;  // the same, mixed precision's rows
+  mutable LargeVector<double> pos_;     // scratch for compute()
+  mutable LargeVector<int> pos_fixed_;  // the same, mixed precision's rows
 };
 
 template <class Pot>

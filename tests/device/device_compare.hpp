@@ -46,7 +46,9 @@ inline HostList host_list(const device::DeviceNeighborList& nl) {
   return h;
 }
 
-inline HostList host_list(const NeighborList& nl) { return {nl.stride, nl.count, nl.index}; }
+inline HostList host_list(const NeighborList& nl) {
+  return {nl.stride, nl.count, std::vector<int>(nl.index.begin(), nl.index.end())};
+}
 
 inline std::map<AtomId, std::size_t> local_slots(const AtomStore& a) {
   std::map<AtomId, std::size_t> slot;
