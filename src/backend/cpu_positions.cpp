@@ -91,7 +91,27 @@ bool pack_fixed_positions(const AtomStore& a, double quantum, LargeVector<int>& 
   int* r = rec.data();
   const int other_types = pack_by_shares(a.ghost_shares, nlocal, nall, [&](long begin, long end) {
     int others = 0;
-    for (long i = begin; i < end; ++i) {
+    long i = begin;
+#if defined(__SSE2__)
+    // Two atoms at a time, the same arithmetic in vectors: one atom at a
+    // time, each quantum went through a general register and an insert,
+    // and the packing was 3.7 % of a 1-thread in.lj 32k mixed run.
+    const __m128d vinv = _mm_set1_pd(inv), vround = _mm_set1_pd(kRound);
+    // The quanta of v[0] and v[1] in 32-bit lanes 0 and 1.
+    const auto quanta2 = [&](const double* v) {
+      const __m128i k = _mm_castpd_si128(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(v), vinv), vround));
+      return _mm_shuffle_epi32(k, _MM_SHUFFLE(3, 1, 2, 0));
+    };
+    for (; i + 2 <= end; i += 2) {
+      const __m128i x = quanta2(a.x.data() + i), y = quanta2(a.y.data() + i), z = quanta2(a.z.data() + i);
+      const __m128i t = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(a.type.data() + i));
+      const __m128i xy = _mm_unpacklo_epi32(x, y), zt = _mm_unpacklo_epi32(z, t);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(r + 4 * i), _mm_unpacklo_epi64(xy, zt));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(r + 4 * i + 4), _mm_unpackhi_epi64(xy, zt));
+      others += (a.type[i] != 1) + (a.type[i + 1] != 1);
+    }
+#endif
+    for (; i < end; ++i) {
       // One 16-byte store a record (pack_positions says why).
 #if defined(__SSE2__)
       _mm_storeu_si128(reinterpret_cast<__m128i*>(r + 4 * i),

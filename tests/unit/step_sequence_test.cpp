@@ -70,6 +70,25 @@ TEST_CASE("the blow-up guard stops non-finite atoms and atoms faster than skin/d
   const std::string bad = bad_motion_message(7, "rank 1: ", 42, nan, 2, 3, 0, 0, 0, lim);
   CHECK(bad.find("step 7: rank 1: atom 42") == 0);
   CHECK(bad.find("non-finite position or velocity") != std::string::npos);
+  // The branch-free form the vectorised first look uses says the same on
+  // every kind of input: at and around the limit, huge, infinite, NaN.
+  const double inf = std::numeric_limits<double>::infinity(), big = std::numeric_limits<double>::max();
+  const double values[] = {0.0, 1.0, -2.5, 59.0, 60.0, std::nextafter(60.0, 100.0), -61.0, 1e154, 1e200, big, -big,
+                           inf, -inf, nan};
+  int cases = 0;
+  for (double p : values)
+    for (double v : values)
+      for (int axis = 0; axis < 3; ++axis) {
+        double c[3] = {1, 2, 3}, w[3] = {0, 0, 0};
+        c[axis] = p;
+        w[(axis + 1) % 3] = v;
+        const bool slow = moves_badly(c[0], c[1], c[2], w[0], w[1], w[2], lim.speed_sq);
+        const double flag = moves_badly_flag(c[0], c[1], c[2], w[0], w[1], w[2], lim.speed_sq);
+        INFO("position " << p << " velocity " << v << " axis " << axis);
+        CHECK(flag == (slow ? 1.0 : 0.0));
+        cases += slow;
+      }
+  CHECK(cases > 0);
   // Without a skin the limit is half the cutoff.
   const MotionLimit no_skin = motion_limit(0, 2.5, 0.005);
   CHECK_FALSE(no_skin.by_skin);
