@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A table of hashes of what the engine writes (thermo CSV, checkpoints, H5MD,
 # LAMMPS dump, extended XYZ) for the example decks and the test decks, on
-# the CPU backend and the device pipeline of Thrust's OpenMP system, 1 and 2
-# ranks. Made before and after a change that must not change results
+# the CPU backend (double and mixed precision) and the device pipeline of
+# Thrust's OpenMP system (double and mixed), 1 and 2 ranks. Made before and after a change that must not change results
 # (issue 27): the two tables must be equal line for line.
 #   bash scripts/output-hashes.sh TESSERA TESSERA_HOSTDEV OUT.tsv
 # HDF5 files are hashed by content (every dataset's bytes and every
@@ -136,6 +136,7 @@ for deck in lj-melt lj-nve morse-heat lj-nvt morse-mixture-langevin lj-data mix-
   esac
   for ranks in 1 2; do
     run_case "$deck.cpu.$ranks" "$decks/$deck.yaml" 40 "$bin" "$ranks" "backend: cpu" "$data" >> "$out"
+    run_case "$deck.cpumixed.$ranks" "$decks/$deck.yaml" 40 "$bin" "$ranks" "backend: cpu;precision: mixed" "$data" >> "$out"
     run_case "$deck.device.$ranks" "$decks/$deck.yaml" 40 "$hostdev" "$ranks" "backend: cuda" "$data" >> "$out"
     run_case "$deck.mixed.$ranks" "$decks/$deck.yaml" 40 "$hostdev" "$ranks" "backend: cuda;precision: mixed" "$data" >> "$out"
   done

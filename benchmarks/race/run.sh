@@ -227,6 +227,14 @@ mpi=(mpirun -np "$cores")
 commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
 dirty=clean
 [ -z "$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=dirty
+# The report names the checkout's commit and the binary's own: say at the
+# start when they differ (a binary built before the last commit, or from a
+# dirty tree), while there is still time to rebuild.
+built="$("$tessera" --version 2>/dev/null | sed -n 's/.*(commit \([^,]*\),.*/\1/p' | head -1)"
+head_full="$(git -C "$repo" rev-parse HEAD 2>/dev/null || true)"
+if [ -n "$built" ] && [ -n "$head_full" ] && { [ "${head_full#"${built%-dirty}"}" = "$head_full" ] || [ "$built" != "${built%-dirty}" ]; }; then
+  echo "run.sh: warning: $tessera was built from commit $built, the checkout is at ${commit} ($dirty); the report will name both" >&2
+fi
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/race.XXXXXX")"
 echo "run.sh: logs and inputs in $scratch"
 
