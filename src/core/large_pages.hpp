@@ -8,8 +8,9 @@
 // once a step; each 4 KiB of them costs a TLB walk, and the records they
 // index are read at random over 5 MB. Marked, the mixed row kernel's Pair
 // phase fell 4-7 % there (2-vCPU EPYC, 2026-11-30; benchmarks/NOTES.md).
-// Only these arrays: huge pages are zeroed (and on this VM compacted) whole
-// when first touched, which a short-lived buffer would pay each time.
+// Only these arrays: a huge page is zeroed whole when first touched (and on
+// this VM first backed by the host), which a short-lived buffer would pay
+// each time it is made.
 // Where THP is off (`never`) or the system is not Linux the mark does
 // nothing and the arrays are ordinary.
 #include <cstddef>

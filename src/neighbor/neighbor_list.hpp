@@ -25,8 +25,8 @@ struct NeighborList {
   // read whole blocks (it must still ignore entries past count).
   int pad = 1;
   // Half list (neighbor.list: half, a CPU option; docs/algorithms.md,
-  // "Half lists"): a pair of locals is listed once, in the row of the atom whose
-  // slab comes first (the lower index within a slab), and the kernel adds
+  // "Half lists"): a pair of locals is listed once, in the row of the atom
+  // whose slab comes first (the lower index within a slab), and the kernel adds
   // the opposite force to the partner; a ghost is listed in its local
   // partner's row only, since this rank needs only the local's force. The
   // slabs cut the sub-box along one axis, each at least reach / (colors - 1)
