@@ -29,25 +29,23 @@ inline MotionLimit motion_limit(double skin, double max_cutoff, double dt) {
   return m;
 }
 
-// True for an atom the guard stops at.
-TESSERA_HD inline bool moves_badly(double x, double y, double z, double vx, double vy, double vz, double speed_sq) {
-  using std::isfinite;
-  const double v2 = vx * vx + vy * vy + vz * vz;
-  const bool finite = isfinite(x) && isfinite(y) && isfinite(z) && isfinite(v2);
-  return !finite || v2 > speed_sq;
-}
-
-// moves_badly as 0.0 or 1.0 without branches, for a vectorised first look
-// (a double: GCC 12 left the loop scalar with an int): a coordinate passes
-// |c| <= DBL_MAX exactly where it is finite, and v2 <= speed_sq fails for a
-// NaN or infinite v2 as for one over the limit, so the two agree on every
-// input with a finite speed_sq.
+// 1.0 for an atom the guard stops at (a non-finite position or velocity,
+// or a speed over the limit), else 0.0, without branches: a coordinate
+// passes |c| <= DBL_MAX exactly where it is finite, and v2 <= speed_sq
+// fails for a NaN or infinite v2 as for one over the limit (speed_sq is
+// finite: motion_limit). A double, for the CPU's vectorised first look
+// (check_motion): GCC 12 left that loop scalar with an int.
 TESSERA_HD inline double moves_badly_flag(double x, double y, double z, double vx, double vy, double vz,
                                           double speed_sq) {
   const double v2 = vx * vx + vy * vy + vz * vz;
   const double big = 1.7976931348623157e308;  // DBL_MAX
   const bool ok = (std::fabs(x) <= big) & (std::fabs(y) <= big) & (std::fabs(z) <= big) & (v2 <= speed_sq);
   return ok ? 0.0 : 1.0;
+}
+
+// True for an atom the guard stops at.
+TESSERA_HD inline bool moves_badly(double x, double y, double z, double vx, double vy, double vz, double speed_sq) {
+  return moves_badly_flag(x, y, z, vx, vy, vz, speed_sq) != 0.0;
 }
 
 // The SimulationError message for the atom the guard stopped at; `where` is
