@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <numeric>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "atoms/molecular_fields.hpp"
 #include "backend/cpu_pair_kernel.hpp"
@@ -135,6 +139,18 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
     // (by any schedule the lists are the same; by a dynamic one, half the
     // rows crossed between the cores after every build).
     OwnFirstChunks blocks(static_cast<long>(nb[0]) * nb[1] * nb[2], omp_get_max_threads());
+    // Rows of 32 MiB and more (kStreamRowsFrom: about a server core
+    // complex's last-level cache; a VM's sysconf reports the whole host's)
+    // go out by streaming stores: no line is read for ownership first, and
+    // the rows, which the next step reads from memory anyway at that size,
+    // do not push the positions out of the caches. in.lj 256k mixed (82 MB
+    // of rows), 200 steps, three interleaved pairs: 1 thread, Neighbor
+    // 0.75-0.97 -> 0.67-0.68 s and the loop 1.5 % shorter; 2 threads, the
+    // loop 2-4 % shorter. At 32k (10 MB) streaming changed nothing
+    // (2026-11-30), and smaller systems' rows may stay in the caches from
+    // build to step.
+    const bool stream_rows = rows_size * sizeof(int) >= stream_rows_from_ &&
+                             reinterpret_cast<std::uintptr_t>(nl.index.data()) % 16 == 0;
 #pragma omp parallel reduction(max : needed) num_threads(blocks.threads())
     {
       // Atom i's k neighbours, in buf, to its row of the list.
@@ -149,7 +165,14 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
         // memmove's set-up cost more than the copy (4.6 % of a 1-thread
         // in.chain run, 2026-11-29).
         int* row = nl.index.data() + static_cast<long>(i) * stride;
-        for (int b = 0; b < padded; b += kPairLanes) std::memcpy(row + b, buf.data() + b, sizeof(int) * kPairLanes);
+#if defined(__SSE2__)
+        if (stream_rows) {
+          for (int b = 0; b < padded; b += 4)
+            _mm_stream_si128(reinterpret_cast<__m128i*>(row + b),
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf.data() + b)));
+        } else
+#endif
+          for (int b = 0; b < padded; b += kPairLanes) std::memcpy(row + b, buf.data() + b, sizeof(int) * kPairLanes);
         nl.count[i] = k;
         needed = std::max(needed, k);
       };
@@ -287,6 +310,9 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
           }
         if (group.n > 0) flush();
       });
+#if defined(__SSE2__)
+      if (stream_rows) _mm_sfence();
+#endif
     }
     nl.widest = needed;
     if (needed <= nl.stride) break;

@@ -16,7 +16,13 @@ class VerletBuilder {
   // (NeighborList::half).
   void build(const AtomStore& atoms, const SubDomain& sd, double reach, NeighborList& out, bool half = false);
 
+  // Rows of at least this many bytes are written by streaming stores
+  // (verlet_builder.cpp says why); the same lists either way.
+  static constexpr std::size_t kStreamRowsFrom = std::size_t{32} << 20;
+  void set_stream_rows_from(std::size_t bytes) { stream_rows_from_ = bytes; }
+
  private:
+  std::size_t stream_rows_from_ = kStreamRowsFrom;
   CellBins bins_;
   std::vector<int> slab_;  // per local atom, for a half list
 };

@@ -1,9 +1,13 @@
+#include <omp.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "neighbor/cell_grid.hpp"
+#include "neighbor/verlet_builder.hpp"
 #include "run/simulation.hpp"
 #include "test_support.hpp"
 
@@ -139,4 +143,37 @@ TEST_CASE("a cell coordinate is clamped to the grid before it becomes an int, Na
   CHECK(g.coord(0, 1e300) == 3);  // far out of int's range: still the last cell
   CHECK(g.coord(0, -1e300) == 0);
   CHECK(g.coord(0, std::nan("")) == 0);
+}
+
+// Large lists' rows go out by streaming stores (VerletBuilder::
+// kStreamRowsFrom); the lists must be those of plain stores, full and half,
+// on any thread count.
+TEST_CASE("rows written by streaming stores are the rows of plain stores", "[neighbor]") {
+  std::string yaml = test::lj_lattice_yaml(6, 1.44, 0, "{style: nve, dt: 0.005}");
+  Simulation sim(test::deck_from(yaml));
+  sim.setup();
+  sim.run(50, nullptr);  // a melt's uneven rows, ghosts in place
+  const AtomStore& a = sim.atoms();
+  const SubDomain sd = SubDomain::whole(sim.box());
+  const bool half = GENERATE(false, true);
+  const int threads = GENERATE(1, 3);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  VerletBuilder plain, streamed;
+  plain.set_stream_rows_from(std::size_t(-1));
+  streamed.set_stream_rows_from(0);
+  NeighborList p, s;
+  plain.build(a, sd, sim.reach(), p, half);
+  streamed.build(a, sd, sim.reach(), s, half);
+  omp_set_num_threads(saved);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(s.index.data()) % 16 == 0);  // else the plain path ran
+  REQUIRE(p.stride == s.stride);
+  REQUIRE(p.count == s.count);
+  long listed = 0;
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    const int padded = (p.count[i] + p.pad - 1) / p.pad * p.pad;
+    for (int k = 0; k < padded; ++k) REQUIRE(p.index[i * p.stride + k] == s.index[i * s.stride + k]);
+    listed += p.count[i];
+  }
+  CHECK(listed > (half ? 30 : 60) * static_cast<long>(a.nlocal));
 }
