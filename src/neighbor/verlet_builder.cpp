@@ -139,18 +139,18 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
     // (by any schedule the lists are the same; by a dynamic one, half the
     // rows crossed between the cores after every build).
     OwnFirstChunks blocks(static_cast<long>(nb[0]) * nb[1] * nb[2], omp_get_max_threads());
-    // Rows of 32 MiB and more (kStreamRowsFrom: about a server core
-    // complex's last-level cache; a VM's sysconf reports the whole host's)
-    // go out by streaming stores: no line is read for ownership first, and
-    // the rows, which the next step reads from memory anyway at that size,
-    // do not push the positions out of the caches. in.lj 256k mixed (82 MB
-    // of rows), 200 steps, three interleaved pairs: 1 thread, Neighbor
-    // 0.75-0.97 -> 0.67-0.68 s and the loop 1.5 % shorter; 2 threads, the
-    // loop 2-4 % shorter. At 32k (10 MB) streaming changed nothing
-    // (2026-11-30), and smaller systems' rows may stay in the caches from
-    // build to step.
-    const bool stream_rows = rows_size * sizeof(int) >= stream_rows_from_ &&
-                             reinterpret_cast<std::uintptr_t>(nl.index.data()) % 16 == 0;
+    // Rows of stream_rows_from_ bytes and more (kStreamRowsFrom, 32 MiB,
+    // unless a test sets it: about a server core complex's last-level
+    // cache; a VM's sysconf reports the whole host's) go out by streaming
+    // stores: no line is read for ownership first, and the rows, which the
+    // next step reads from memory anyway at that size, do not push the
+    // positions out of the caches. in.lj 256k mixed (82 MB of rows), 200
+    // steps, interleaved: 1 thread, Neighbor 0.75-0.97 -> 0.67-0.68 s and
+    // the loop 1.5 % shorter; 2 threads, the loop's median 2.6 % shorter.
+    // At 32k (10 MB) streaming changed nothing (2026-11-30), and smaller
+    // systems' rows may stay in the caches from build to step.
+    [[maybe_unused]] const bool stream_rows = rows_size * sizeof(int) >= stream_rows_from_ &&
+                                              reinterpret_cast<std::uintptr_t>(nl.index.data()) % 16 == 0;
 #pragma omp parallel reduction(max : needed) num_threads(blocks.threads())
     {
       // Atom i's k neighbours, in buf, to its row of the list.
