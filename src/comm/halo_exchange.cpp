@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -17,35 +18,36 @@ namespace tessera {
 
 namespace {
 
-template <class T>
-void put(std::vector<char>& buf, const T& v) {
-  const std::size_t at = buf.size();
-  buf.resize(at + sizeof(T));
-  std::memcpy(buf.data() + at, &v, sizeof(T));
-}
-
-template <class T>
-T take(const std::vector<char>& buf, std::size_t& at) {
-  T v;
-  std::memcpy(&v, buf.data() + at, sizeof(T));
-  at += sizeof(T);
-  return v;
-}
-
-// Records (halo_atoms.hpp's resize_records) to and from a message: atom by
-// atom, the fields of `mask` in registry order.
+// Records (halo_atoms.hpp's resize_records) to and from a message: field
+// by field, each field's n values in one copy, the fields of `mask` in
+// registry order. Atom by atom, a value at a time, the copies cost more than
+// the messages (a rebuild's ghost exchange took 0.47 ms of a 2-rank in.lj
+// 32k mixed run's 1.5 ms steps, 2026-11-30) and a molecule's 40 fields
+// more still.
 void pack_records(const AtomStore& r, unsigned mask, std::vector<char>& out) {
-  out.clear();
-  out.reserve(r.nlocal * field_bytes(mask));
-  for (std::size_t i = 0; i < r.nlocal; ++i) for_each_field(r, mask, [&](const auto& v, FieldInfo) { put(out, v[i]); });
+  const std::size_t n = r.nlocal;
+  out.resize(n * field_bytes(mask));
+  std::size_t at = 0;
+  for_each_field(r, mask, [&](const auto& v, FieldInfo) {
+    const std::size_t bytes = n * sizeof(v[0]);
+    if (bytes > 0) std::memcpy(out.data() + at, v.data(), bytes);
+    at += bytes;
+  });
 }
 
 void unpack_records(const std::vector<char>& in, unsigned mask, AtomStore& r) {
-  const std::size_t n = in.size() / field_bytes(mask);
+  const std::size_t per_atom = field_bytes(mask);
+  const std::size_t n = in.size() / per_atom;
+  if (n * per_atom != in.size())
+    throw std::runtime_error(fmt::format("halo: a message of {} bytes is not whole records of {} bytes", in.size(),
+                                         per_atom));
   resize_records(r, mask, n);
   std::size_t at = 0;
-  for (std::size_t k = 0; k < n; ++k)
-    for_each_field(r, mask, [&](auto& v, FieldInfo) { v[k] = take<typename std::decay_t<decltype(v)>::value_type>(in, at); });
+  for_each_field(r, mask, [&](auto& v, FieldInfo) {
+    const std::size_t bytes = n * sizeof(v[0]);
+    if (bytes > 0) std::memcpy(v.data(), in.data() + at, bytes);
+    at += bytes;
+  });
 }
 
 }  // namespace
@@ -67,8 +69,10 @@ void HaloExchange::build(AtomStore& a, const SubDomain& sd, double reach) {
 void HaloExchange::build(HaloAtoms& a, const SubDomain& sd, double reach) {
   swaps_.clear();
   a.drop_ghosts();
-  std::vector<char> out, in;
-  AtomStore picked, arrived;
+  std::vector<char>& out = bytes_out_;
+  std::vector<char>& in = bytes_in_;
+  AtomStore& picked = picked_;
+  AtomStore& arrived = arrived_;
   for (int d = 0; d < 3; ++d) {
     const double len = sd.global.length(d);
     // Only atoms present before this axis's swaps: what came in from below
@@ -135,6 +139,23 @@ void HaloExchange::forward(double* const* fields, int width, bool periodic) cons
     // Coordinates as the halo build made them, to the bit: every component
     // of a periodic value gets its shift, + 0.0 off the swap's axis.
     const auto shift = [&](std::size_t e) { return e == static_cast<std::size_t>(s.dim) ? s.shift : 0.0; };
+    if (s.self && periodic && w == 3) {
+      // Positions, every step: the three in one pass over the sources.
+      const double* x = fields[0];
+      const double* y = fields[1];
+      const double* z = fields[2];
+      double* tx = fields[0] + s.first;
+      double* ty = fields[1] + s.first;
+      double* tz = fields[2] + s.first;
+      const double dx = shift(0), dy = shift(1), dz = shift(2);
+      for (std::size_t j = 0; j < n; ++j) {
+        const int a = send[j];
+        tx[j] = x[a] + dx;
+        ty[j] = y[a] + dy;
+        tz[j] = z[a] + dz;
+      }
+      continue;
+    }
     if (s.self) {
       // A periodic copy on this rank, straight into its ghost slots: a swap
       // sends only atoms before its own ghosts, so none is both.
@@ -149,54 +170,65 @@ void HaloExchange::forward(double* const* fields, int width, bool periodic) cons
       }
       continue;
     }
-    // One message of w values an atom, with no size message first (the
-    // build's sizes hold on both sides); the buffers are kept between steps,
-    // so a steady step allocates nothing.
-    out_.resize(w * n);
-    in_.resize(w * s.count);
+    // One message of w blocks, one per component, each of the swap's
+    // values in send order padded to an even count (so that every block
+    // starts 16-byte aligned), with no size message first (the build's sizes
+    // hold on both sides); the buffers are kept between steps, so a steady
+    // step allocates nothing. Blocks, not atoms, so that the receiver copies
+    // each block whole into its ghost slots (one value at a time, taking
+    // the values apart cost as much as packing them; 2026-11-30).
+    const std::size_t n_blk = (n + 1) / 2 * 2, c_blk = (s.count + 1) / 2 * 2;
+    out_.resize(w * n_blk);
+    in_.resize(w * c_blk);
     double* out = out_.data();
     if (periodic && w == 3) {  // positions, every step
       const double* x = fields[0];
       const double* y = fields[1];
       const double* z = fields[2];
       const double dx = shift(0), dy = shift(1), dz = shift(2);
+      double* ox = out;
+      double* oy = out + n_blk;
+      double* oz = out + 2 * n_blk;
       std::size_t j = 0;
 #if defined(__SSE2__)
-      // Streaming stores, two atoms in three: the partner's copy read these
-      // lines last step, so plain stores first took each line back from its
-      // core, which cost 0.17 s of a 2-rank in.lj 32k mixed run's
-      // Communicate when the two vCPUs were far apart (0.11 s streamed; the
-      // near phase lost 0.005 s; 2026-11-30). Only the partner reads them.
+      // Streaming stores: the partner's copy read these lines last step, so
+      // plain stores first took each line back from its core, which cost
+      // 0.17 s of a 2-rank in.lj 32k mixed run's Communicate when the two
+      // vCPUs were far apart (0.11 s streamed; the near phase lost 0.005 s;
+      // 2026-11-30). Only the partner reads them.
       if (reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
         for (; j + 2 <= n; j += 2) {
           const int a = send[j], b = send[j + 1];
-          double* o = out + 3 * j;
-          _mm_stream_pd(o, _mm_set_pd(y[a] + dy, x[a] + dx));
-          _mm_stream_pd(o + 2, _mm_set_pd(x[b] + dx, z[a] + dz));
-          _mm_stream_pd(o + 4, _mm_set_pd(z[b] + dz, y[b] + dy));
+          _mm_stream_pd(ox + j, _mm_set_pd(x[b] + dx, x[a] + dx));
+          _mm_stream_pd(oy + j, _mm_set_pd(y[b] + dy, y[a] + dy));
+          _mm_stream_pd(oz + j, _mm_set_pd(z[b] + dz, z[a] + dz));
         }
         _mm_sfence();  // before the message: streaming stores are weakly ordered
       }
 #endif
       for (; j < n; ++j) {
         const int a = send[j];
-        out[3 * j] = x[a] + dx;
-        out[3 * j + 1] = y[a] + dy;
-        out[3 * j + 2] = z[a] + dz;
+        ox[j] = x[a] + dx;
+        oy[j] = y[a] + dy;
+        oz[j] = z[a] + dz;
       }
     } else {
-      for (std::size_t j = 0; j < n; ++j)
-        for (std::size_t e = 0; e < w; ++e) {
-          const double v = fields[e][send[j]];
-          out[w * j + e] = periodic ? v + shift(e) : v;
-        }
+      for (std::size_t e = 0; e < w; ++e) {
+        const double* from = fields[e];
+        double* o = out + e * n_blk;
+        const double d = periodic ? shift(e) : 0.0;
+        if (periodic)
+          for (std::size_t j = 0; j < n; ++j) o[j] = from[send[j]] + d;
+        else
+          for (std::size_t j = 0; j < n; ++j) o[j] = from[send[j]];
+      }
     }
-    exchange_values(k, width, out, in_.data());
+    // Padded sizes, which both sides know (n here is s.count there); the
+    // padding value, never read, is whatever the buffer held.
+    comm_->sendrecv_doubles(s.to, out, w * n_blk, s.from, in_.data(), w * c_blk);
     const double* in = in_.data();
-    for (std::size_t e = 0; e < w; ++e) {
-      double* to = fields[e] + s.first;
-      for (std::size_t j = 0; j < s.count; ++j) to[j] = in[w * j + e];
-    }
+    for (std::size_t e = 0; e < w; ++e)
+      if (s.count > 0) std::memcpy(fields[e] + s.first, in + e * c_blk, s.count * sizeof(double));
   }
 }
 
@@ -207,7 +239,8 @@ void HaloExchange::migrate(AtomStore& a, const SubDomain& sd) const {
 
 void HaloExchange::migrate(HaloAtoms& a, const SubDomain& sd) const {
   a.drop_ghosts();
-  std::vector<char> out, in;
+  std::vector<char>& out = bytes_out_;
+  std::vector<char>& in = bytes_in_;
   for (int d = 0; d < 3; ++d) {
     if (grid_.n[d] == 1) continue;
     AtomStore leavers[2];  // below the sub-box, above it
@@ -230,7 +263,7 @@ void HaloExchange::migrate(HaloAtoms& a, const SubDomain& sd) const {
       const AtomStore& l = leavers[dir < 0 ? 0 : 1];
       pack_records(l, kFieldMigrates, out);
       comm_->sendrecv(neighbour(d, dir), out, neighbour(d, -dir), in);
-      AtomStore arrived;
+      AtomStore& arrived = arrived_;
       unpack_records(in, kFieldMigrates, arrived);
       a.add_locals(arrived);
       records_moved_ += static_cast<long long>(l.nlocal + arrived.nlocal);

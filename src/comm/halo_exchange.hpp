@@ -88,6 +88,10 @@ class HaloExchange {
   mutable long long records_moved_ = 0;
   // forward()'s message buffers, kept so that a steady step allocates nothing.
   mutable std::vector<double> out_, in_;
+  // A rebuild's records and their messages, kept between rebuilds so that
+  // they allocate (and the kernel zeroes pages) only when they grow.
+  mutable std::vector<char> bytes_out_, bytes_in_;
+  mutable AtomStore picked_, arrived_;
 };
 
 }  // namespace tessera
