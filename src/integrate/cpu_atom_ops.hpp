@@ -3,6 +3,7 @@
 #include "atoms/atom_store.hpp"
 #include "backend/cpu_exec.hpp"
 #include "integrate/atom_ops.hpp"
+#include "integrate/motion_guard.hpp"
 #include "integrate/step_functors.hpp"
 #include "thermo/thermo.hpp"
 
@@ -10,7 +11,17 @@ namespace tessera {
 
 class CpuAtomOps final : public AtomOps {
  public:
-  explicit CpuAtomOps(AtomStore& a) : a_(a) {}
+  // The motion guard's first look (motion_guard.hpp's moves_badly_flag,
+  // summed over this rank's atoms), taken in the drift's own pass: the
+  // drift already holds each atom's new position and velocity, and a pass
+  // of the guard's own read them all again (1 % of a 2-rank in.lj 32k
+  // mixed run, 2026-11-30). `drifted` says a drift filled `failed`.
+  struct DriftGuard {
+    double speed_sq = 0;
+    double failed = 0;
+    bool drifted = false;
+  };
+  explicit CpuAtomOps(AtomStore& a, DriftGuard* guard = nullptr) : a_(a), guard_(guard) {}
 
   void half_kick(double dtf) override {
     // A table on the stack: no allocation in a step; more types than it
@@ -26,7 +37,22 @@ class CpuAtomOps final : public AtomOps {
     cpu_for_simd(a_.nlocal, HalfKickByType{dtfm, a_.type.data(), v});
   }
   void drift(double dt) override {
-    cpu_for_simd(a_.nlocal, Drift{dt, a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.x.data(), a_.y.data(), a_.z.data()});
+    const Drift d{dt, a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.x.data(), a_.y.data(), a_.z.data()};
+    if (!guard_) return cpu_for_simd(a_.nlocal, d);
+    const int count = static_cast<int>(a_.nlocal);
+    const double speed_sq = guard_->speed_sq;
+    double failed = 0;
+#pragma omp parallel
+    {
+      const Drift g = d;  // a copy per thread, as cpu_for_simd's
+#pragma omp for simd schedule(static) reduction(+ : failed)
+      for (int i = 0; i < count; ++i) {
+        g(i);
+        failed += moves_badly_flag(g.x[i], g.y[i], g.z[i], g.vx[i], g.vy[i], g.vz[i], speed_sq);
+      }
+    }
+    guard_->failed = failed;
+    guard_->drifted = true;
   }
   void langevin(const LangevinKeys& k) override {
     cpu_for(a_.nlocal, LangevinForce{k.inv_damp, k.noise_scale, k.seed, k.step, a_.id.data(), a_.type.data(),
@@ -50,6 +76,7 @@ class CpuAtomOps final : public AtomOps {
 
  private:
   AtomStore& a_;
+  DriftGuard* guard_;
 };
 
 }  // namespace tessera

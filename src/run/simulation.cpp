@@ -527,8 +527,8 @@ void Simulation::check_motion() const {
   // A vectorised count first (moves_badly_flag), and only when it finds
   // one, a search for the first: the search, with its branches, was 1.8 %
   // of a 1-thread in.lj 32k mixed run (2026-11-30).
-  double failed = 0;
-  {
+  double failed = drift_guard_step_ == step_ ? drift_failed_ : 0.0;
+  if (drift_guard_step_ != step_) {
     const double *x = a.x.data(), *y = a.y.data(), *z = a.z.data();
     const double *vx = a.vx.data(), *vy = a.vy.data(), *vz = a.vz.data();
     const double speed_sq = limit.speed_sq;
@@ -597,8 +597,19 @@ struct Simulation::Stepping {
       s.integrator_.initial(s.device_->ops(), cell, s.step_);
       s.device_changed(false);
     } else {
-      CpuAtomOps ops(s.atoms_);
+      // The drift ends the step's first half unless a barostat moves the
+      // box after it: only then does the guard need a pass of its own.
+      CpuAtomOps::DriftGuard guard;
+      const bool fused = !s.integrator_.spec().barostat();
+      if (fused)
+        guard.speed_sq =
+            motion_limit(s.deck_.neighbor.skin, s.forces_.max_cutoff(), s.deck_.integrator.dt).speed_sq;
+      CpuAtomOps ops(s.atoms_, fused ? &guard : nullptr);
       s.integrator_.initial(ops, cell, s.step_);
+      if (guard.drifted) {
+        s.drift_failed_ = guard.failed;
+        s.drift_guard_step_ = s.step_;
+      }
     }
     if (s.integrator_.spec().barostat()) s.check_volume_change(volume);
   }

@@ -256,6 +256,10 @@ class Simulation {
   // device (check_motion), for rebuild_due in the same step.
   mutable double fused_displacement_sq_ = 0;
   mutable long fused_displacement_step_ = -1;
+  // The guard's first look as this step's drift took it on the CPU
+  // (CpuAtomOps::DriftGuard), for check_motion; step -1: none.
+  double drift_failed_ = 0;
+  long drift_guard_step_ = -1;
   // Stops the run when this step changed the volume from `before` by more
   // than integrator.max_volume_change allows.
   void check_volume_change(double before) const;
