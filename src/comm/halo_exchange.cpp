@@ -50,6 +50,37 @@ void unpack_records(const std::vector<char>& in, unsigned mask, AtomStore& r) {
   });
 }
 
+// The most arrays one forwarded quantity may have (positions have 3); a
+// forward keeps its per-component pointers on the stack.
+constexpr std::size_t kMaxForwardWidth = 16;
+
+// to[e][j] = fields[e][send[j]] (+ shift[e] when periodic) for j in
+// [begin, n): the copies of a forward, into ghost slots or a message's
+// blocks. Positions (three periodic components) in one pass over the
+// sources, the others a component at a time.
+void gather_values(double* const* fields, std::size_t w, const int* send, std::size_t begin, std::size_t n,
+                   const double* shift, bool periodic, double* const* to) {
+  if (periodic && w == 3) {
+    const double *x = fields[0], *y = fields[1], *z = fields[2];
+    double *tx = to[0], *ty = to[1], *tz = to[2];
+    for (std::size_t j = begin; j < n; ++j) {
+      const int a = send[j];
+      tx[j] = x[a] + shift[0];
+      ty[j] = y[a] + shift[1];
+      tz[j] = z[a] + shift[2];
+    }
+    return;
+  }
+  for (std::size_t e = 0; e < w; ++e) {
+    const double* from = fields[e];
+    double* t = to[e];
+    if (periodic)
+      for (std::size_t j = begin; j < n; ++j) t[j] = from[send[j]] + shift[e];
+    else
+      for (std::size_t j = begin; j < n; ++j) t[j] = from[send[j]];
+  }
+}
+
 }  // namespace
 
 HaloExchange::HaloExchange(const RankGrid& grid, const std::array<int, 3>& cell, const Communicator& comm)
@@ -132,42 +163,22 @@ void HaloExchange::update_positions(AtomStore& a) const {
 
 void HaloExchange::forward(double* const* fields, int width, bool periodic) const {
   const std::size_t w = static_cast<std::size_t>(width);
+  if (width < 0 || w > kMaxForwardWidth)
+    throw std::logic_error(fmt::format("halo: a quantity of {} arrays to forward (at most {})", width, kMaxForwardWidth));
   for (std::size_t k = 0; k < swaps_.size(); ++k) {
     const Swap& s = swaps_[k];
     const std::size_t n = s.send.size();
     const int* send = s.send.data();
     // Coordinates as the halo build made them, to the bit: every component
     // of a periodic value gets its shift, + 0.0 off the swap's axis.
-    const auto shift = [&](std::size_t e) { return e == static_cast<std::size_t>(s.dim) ? s.shift : 0.0; };
-    if (s.self && periodic && w == 3) {
-      // Positions, every step: the three in one pass over the sources.
-      const double* x = fields[0];
-      const double* y = fields[1];
-      const double* z = fields[2];
-      double* tx = fields[0] + s.first;
-      double* ty = fields[1] + s.first;
-      double* tz = fields[2] + s.first;
-      const double dx = shift(0), dy = shift(1), dz = shift(2);
-      for (std::size_t j = 0; j < n; ++j) {
-        const int a = send[j];
-        tx[j] = x[a] + dx;
-        ty[j] = y[a] + dy;
-        tz[j] = z[a] + dz;
-      }
-      continue;
-    }
+    double shift[kMaxForwardWidth];
+    for (std::size_t e = 0; e < w; ++e) shift[e] = e == static_cast<std::size_t>(s.dim) ? s.shift : 0.0;
+    double* to[kMaxForwardWidth];
     if (s.self) {
       // A periodic copy on this rank, straight into its ghost slots: a swap
       // sends only atoms before its own ghosts, so none is both.
-      for (std::size_t e = 0; e < w; ++e) {
-        const double* from = fields[e];
-        double* to = fields[e] + s.first;
-        const double d = shift(e);
-        if (periodic)
-          for (std::size_t j = 0; j < n; ++j) to[j] = from[send[j]] + d;
-        else
-          for (std::size_t j = 0; j < n; ++j) to[j] = from[send[j]];
-      }
+      for (std::size_t e = 0; e < w; ++e) to[e] = fields[e] + s.first;
+      gather_values(fields, w, send, 0, n, shift, periodic, to);
       continue;
     }
     // One message of w blocks, one per component, each of the swap's
@@ -181,48 +192,26 @@ void HaloExchange::forward(double* const* fields, int width, bool periodic) cons
     out_.resize(w * n_blk);
     in_.resize(w * c_blk);
     double* out = out_.data();
-    if (periodic && w == 3) {  // positions, every step
-      const double* x = fields[0];
-      const double* y = fields[1];
-      const double* z = fields[2];
-      const double dx = shift(0), dy = shift(1), dz = shift(2);
-      double* ox = out;
-      double* oy = out + n_blk;
-      double* oz = out + 2 * n_blk;
-      std::size_t j = 0;
+    for (std::size_t e = 0; e < w; ++e) to[e] = out + e * n_blk;
+    std::size_t j = 0;
 #if defined(__SSE2__)
-      // Streaming stores: the partner's copy read these lines last step, so
-      // plain stores first took each line back from its core, which cost
-      // 0.17 s of a 2-rank in.lj 32k mixed run's Communicate when the two
-      // vCPUs were far apart (0.11 s streamed; the near phase lost 0.005 s;
-      // 2026-11-30). Only the partner reads them.
-      if (reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
-        for (; j + 2 <= n; j += 2) {
-          const int a = send[j], b = send[j + 1];
-          _mm_stream_pd(ox + j, _mm_set_pd(x[b] + dx, x[a] + dx));
-          _mm_stream_pd(oy + j, _mm_set_pd(y[b] + dy, y[a] + dy));
-          _mm_stream_pd(oz + j, _mm_set_pd(z[b] + dz, z[a] + dz));
-        }
-        _mm_sfence();  // before the message: streaming stores are weakly ordered
+    // Positions, every step, by streaming stores: the partner's copy read
+    // these lines last step, so plain stores first took each line back from
+    // its core, which cost 0.17 s of a 2-rank in.lj 32k mixed run's
+    // Communicate when the two vCPUs were far apart (0.11 s streamed; the
+    // near phase lost 0.005 s; 2026-11-30). Only the partner reads them.
+    if (periodic && w == 3 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+      const double *x = fields[0], *y = fields[1], *z = fields[2];
+      for (; j + 2 <= n; j += 2) {
+        const int a = send[j], b = send[j + 1];
+        _mm_stream_pd(to[0] + j, _mm_set_pd(x[b] + shift[0], x[a] + shift[0]));
+        _mm_stream_pd(to[1] + j, _mm_set_pd(y[b] + shift[1], y[a] + shift[1]));
+        _mm_stream_pd(to[2] + j, _mm_set_pd(z[b] + shift[2], z[a] + shift[2]));
       }
-#endif
-      for (; j < n; ++j) {
-        const int a = send[j];
-        ox[j] = x[a] + dx;
-        oy[j] = y[a] + dy;
-        oz[j] = z[a] + dz;
-      }
-    } else {
-      for (std::size_t e = 0; e < w; ++e) {
-        const double* from = fields[e];
-        double* o = out + e * n_blk;
-        const double d = periodic ? shift(e) : 0.0;
-        if (periodic)
-          for (std::size_t j = 0; j < n; ++j) o[j] = from[send[j]] + d;
-        else
-          for (std::size_t j = 0; j < n; ++j) o[j] = from[send[j]];
-      }
+      _mm_sfence();  // before the message: streaming stores are weakly ordered
     }
+#endif
+    gather_values(fields, w, send, j, n, shift, periodic, to);
     // Padded sizes, which both sides know (n here is s.count there); the
     // padding value, never read, is whatever the buffer held.
     comm_->sendrecv_doubles(s.to, out, w * n_blk, s.from, in_.data(), w * c_blk);
