@@ -16,7 +16,9 @@ struct GhostShares {
   long nlocal = 0, nghost = 0;
   std::vector<long> begin, end;  // segments [begin[k], end[k]) of ghost indices
   std::vector<int> first;        // thread t's segments: k in [first[t], first[t + 1])
-  std::vector<int> next;         // scratch of the build, kept for its storage
+  // Scratch of the build, kept for its storage.
+  std::vector<int> next, scratch_owner;
+  std::vector<long> scratch_starts, scratch_runs;
 };
 
 }  // namespace tessera

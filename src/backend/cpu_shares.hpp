@@ -98,40 +98,79 @@ inline void ghost_shares_by_source(const int* source, long nghost, long nlocal, 
   gs.threads = nt;
   gs.nlocal = nlocal;
   gs.nghost = nghost;
-  // The thread of local atom s: its chunk's share, from an estimate
-  // (share_of's begin is nchunks * t / nt) that the loops correct; with
-  // more threads than chunks some shares are empty and it may be off by
-  // more than one.
+  // The thread of local atom s: the last whose share begins at or before
+  // s's chunk (with more threads than chunks, empty shares begin where the
+  // next does, and the last of equal beginnings holds the chunk). Found
+  // among the shares' first atoms, not by a division and a search per
+  // ghost: this runs on one thread while the others wait.
+  std::vector<long>& starts = gs.scratch_starts;
+  starts.resize(static_cast<std::size_t>(nt) - 1);
+  for (int t = 1; t < nt; ++t) starts[t - 1] = share_of(nchunks, t, nt).begin * chunk;
   const auto owner = [&](long s) {
-    const long c = s / chunk;
-    int t = static_cast<int>(c * nt / std::max(nchunks, 1L));
-    while (t + 1 < nt && share_of(nchunks, t + 1, nt).begin <= c) ++t;
-    while (t > 0 && share_of(nchunks, t, nt).begin > c) --t;
-    return t;
+    return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), s) - starts.begin());
   };
-  // Two passes over the runs of one owner: count each thread's, then place
-  // them, so each thread's segments lie together in ghost order.
-  const auto runs = [&](const auto& emit) {
-    for (long g = 0; g < nghost;) {
-      const int t = owner(source[g]);
-      long e = g + 1;
-      while (e < nghost && owner(source[e]) == t) ++e;
-      emit(t, g, e);
-      g = e;
-    }
-  };
+  // The runs of one owner in ghost order, then placed so that each thread's
+  // segments lie together, in ghost order.
+  std::vector<long>& runs = gs.scratch_runs;
+  std::vector<int>& run_owner = gs.scratch_owner;
+  runs.clear();
+  run_owner.clear();
+  for (long g = 0; g < nghost;) {
+    const int t = owner(source[g]);
+    long e = g + 1;
+    while (e < nghost && owner(source[e]) == t) ++e;
+    runs.push_back(g);
+    run_owner.push_back(t);
+    g = e;
+  }
+  const std::size_t nruns = runs.size();
   gs.first.assign(static_cast<std::size_t>(nt) + 1, 0);
-  runs([&](int t, long, long) { ++gs.first[t + 1]; });
+  for (const int t : run_owner) ++gs.first[t + 1];
   for (int t = 0; t < nt; ++t) gs.first[t + 1] += gs.first[t];
-  gs.begin.resize(static_cast<std::size_t>(gs.first[nt]));
-  gs.end.resize(gs.begin.size());
+  gs.begin.resize(nruns);
+  gs.end.resize(nruns);
   std::vector<int>& next = gs.next;
   next.assign(gs.first.begin(), gs.first.end() - 1);
-  runs([&](int t, long b, long e) {
-    gs.begin[next[t]] = b;
-    gs.end[next[t]++] = e;
-  });
+  for (std::size_t r = 0; r < nruns; ++r) {
+    const int k = next[run_owner[r]]++;
+    gs.begin[k] = runs[r];
+    gs.end[k] = r + 1 < nruns ? runs[r + 1] : nghost;
+  }
 }
+
+// The k in [0, n) for which pred(k) holds, in increasing order: each thread
+// selects from its contiguous share into a buffer of its own, then copies it
+// to its place in the output. Keeps its buffers from call to call.
+class OrderedSelection {
+ public:
+  template <class Pred>
+  void run(long n, const Pred& pred, std::vector<int>& out) {
+    const int nt = std::max(1, omp_get_max_threads());
+    if (static_cast<int>(parts_.size()) < nt) parts_.resize(static_cast<std::size_t>(nt));
+    offset_.resize(static_cast<std::size_t>(nt) + 1);
+#pragma omp parallel num_threads(nt)
+    {
+      const int t = omp_get_thread_num(), team = omp_get_num_threads();
+      std::vector<int>& mine = parts_[static_cast<std::size_t>(t)];
+      mine.clear();
+      const Share sh = share_of(n, t, team);
+      for (long k = sh.begin; k < sh.end; ++k)
+        if (pred(k)) mine.push_back(static_cast<int>(k));
+#pragma omp barrier
+#pragma omp single
+      {
+        offset_[0] = 0;
+        for (int u = 0; u < team; ++u) offset_[u + 1] = offset_[u] + static_cast<long>(parts_[u].size());
+        out.resize(static_cast<std::size_t>(offset_[team]));
+      }
+      std::copy(mine.begin(), mine.end(), out.begin() + offset_[t]);
+    }
+  }
+
+ private:
+  std::vector<std::vector<int>> parts_;
+  std::vector<long> offset_;
+};
 
 // Calls f(begin, end) over thread t's ghosts (of a team of nt, called in its
 // parallel region): its segments of gs when gs was made for this team and

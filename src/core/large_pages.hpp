@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstdlib>
 #include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -57,6 +59,18 @@ struct LargePageAllocator {
     return static_cast<T*>(allocate_large(n * sizeof(T)));
   }
   void deallocate(T* p, std::size_t n) noexcept { release_large(p, n * sizeof(T)); }
+  // Growth default-initialises (an int or a double is left unwritten):
+  // every user overwrites what it sizes, and a value-initialising resize
+  // wrote a large array twice, the first time, with the page faults, on
+  // one thread while the others waited.
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
   template <class U>
   bool operator==(const LargePageAllocator<U>&) const noexcept {
     return true;

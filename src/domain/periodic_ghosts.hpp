@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "atoms/atom_store.hpp"
+#include "backend/cpu_shares.hpp"
 #include "domain/box.hpp"
 
 namespace tessera {
@@ -27,6 +28,8 @@ class PeriodicGhosts {
  private:
   std::vector<int> source_;         // local atom each ghost images
   std::vector<signed char> shift_;  // 3 per ghost, in box lengths
+  std::vector<int> picked_;         // a stage's candidates (scratch kept for its storage)
+  OrderedSelection select_;
 };
 
 }  // namespace tessera

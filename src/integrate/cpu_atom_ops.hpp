@@ -21,20 +21,30 @@ class CpuAtomOps final : public AtomOps {
     double failed = 0;
     bool drifted = false;
   };
-  explicit CpuAtomOps(AtomStore& a, DriftGuard* guard = nullptr) : a_(a), guard_(guard) {}
+  // `kick_owed`: the last step's second half kick, of the same dtf and
+  // forces, was left to this step's first (Simulation's owed kick); the
+  // first half_kick applies both in one pass.
+  explicit CpuAtomOps(AtomStore& a, DriftGuard* guard = nullptr, bool kick_owed = false)
+      : a_(a), guard_(guard), kick_owed_(kick_owed) {}
 
   void half_kick(double dtf) override {
+    const bool twice = kick_owed_;
+    kick_owed_ = false;
     // A table on the stack: no allocation in a step; more types than it
     // holds divide per atom, with the same bits.
     constexpr std::size_t kTypes = 64;
     const KickArrays v{a_.fx.data(), a_.fy.data(), a_.fz.data(), a_.vx.data(), a_.vy.data(), a_.vz.data()};
     if (a_.mass_of_type.size() > kTypes) {
-      cpu_for(a_.nlocal, HalfKick{dtf, a_.type.data(), a_.mass_of_type.data(), v});
+      for (int k = 0; k < (twice ? 2 : 1); ++k)
+        cpu_for(a_.nlocal, HalfKick{dtf, a_.type.data(), a_.mass_of_type.data(), v});
       return;
     }
     double dtfm[kTypes] = {};  // type 0 is unused (and its mass may be 0)
     for (std::size_t t = 1; t < a_.mass_of_type.size(); ++t) dtfm[t] = kick_factor(dtf, a_.mass_of_type[t]);
-    cpu_for_simd(a_.nlocal, HalfKickByType{dtfm, a_.type.data(), v});
+    if (twice)
+      cpu_for_simd(a_.nlocal, TwoHalfKicksByType{dtfm, a_.type.data(), v});
+    else
+      cpu_for_simd(a_.nlocal, HalfKickByType{dtfm, a_.type.data(), v});
   }
   void drift(double dt) override {
     const Drift d{dt, a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.x.data(), a_.y.data(), a_.z.data()};
@@ -77,6 +87,7 @@ class CpuAtomOps final : public AtomOps {
  private:
   AtomStore& a_;
   DriftGuard* guard_;
+  bool kick_owed_;
 };
 
 }  // namespace tessera

@@ -49,6 +49,14 @@ class Integrator {
   // rescaling barostat took from the particles. Zero for nve and langevin.
   double thermostat_energy() const;
   const IntegratorSpec& spec() const { return spec_; }
+  // Whether final() is one half kick and nothing more (no chain, no
+  // barostat; Langevin's forces are in f by then), and its dtf: such a kick
+  // may be owed to the next step's first, which uses the same forces
+  // (Simulation's owed kick).
+  bool final_is_half_kick() const {
+    return !mtk_ && !crescale_ && spec_.style != IntegratorStyle::kNoseHoover;
+  }
+  double half_kick_dtf() const { return dtf_; }
 
   // Chain state, for checkpoints and tests.
   const std::vector<double>& chain_positions() const { return xi_; }

@@ -1,5 +1,7 @@
 #include "neighbor/cell_grid.hpp"
 
+#include <omp.h>
+
 namespace tessera {
 
 void bin_atoms(const CellGrid& g, const double* x, const double* y, const double* z, int n, CellBins& bins) {
@@ -7,12 +9,32 @@ void bin_atoms(const CellGrid& g, const double* x, const double* y, const double
   bins.cell.resize(n);
   bins.atoms.resize(n);
   bins.start.assign(nc + 1, 0);
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < n; ++i) bins.cell[i] = g.cell_of(x[i], y[i], z[i]);
-  for (int i = 0; i < n; ++i) ++bins.start[bins.cell[i] + 1];
-  for (int c = 0; c < nc; ++c) bins.start[c + 1] += bins.start[c];
-  std::vector<int> fill(bins.start.begin(), bins.start.end() - 1);
-  for (int i = 0; i < n; ++i) bins.atoms[fill[bins.cell[i]]++] = i;
+  int* start = bins.start.data();
+  const int* cell = bins.cell.data();
+  int* atoms = bins.atoms.data();
+  // Each thread counts and places the atoms of its own range of cells,
+  // reading every atom's cell in order, so a cell's atoms stay in index
+  // order and no thread writes another's counts. On one thread, the
+  // counting and placing were 0.2 % of a 2-thread in.lj 256k run's samples
+  // with the other thread idle.
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (int i = 0; i < n; ++i) bins.cell[i] = g.cell_of(x[i], y[i], z[i]);
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int c0 = static_cast<int>(static_cast<long>(nc) * t / nt);
+    const int c1 = static_cast<int>(static_cast<long>(nc) * (t + 1) / nt);
+    for (int i = 0; i < n; ++i)
+      if (cell[i] >= c0 && cell[i] < c1) ++start[cell[i] + 1];
+#pragma omp barrier
+#pragma omp single
+    for (int c = 0; c < nc; ++c) start[c + 1] += start[c];
+    std::vector<int> fill(start + c0, start + c1);
+    for (int i = 0; i < n; ++i) {
+      const int c = cell[i];
+      if (c >= c0 && c < c1) atoms[fill[c - c0]++] = i;
+    }
+  }
 }
 
 void gather_binned_positions(const double* x, const double* y, const double* z, CellBins& bins) {

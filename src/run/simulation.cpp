@@ -604,7 +604,8 @@ struct Simulation::Stepping {
       if (fused)
         guard.speed_sq =
             motion_limit(s.deck_.neighbor.skin, s.forces_.max_cutoff(), s.deck_.integrator.dt).speed_sq;
-      CpuAtomOps ops(s.atoms_, fused ? &guard : nullptr);
+      CpuAtomOps ops(s.atoms_, fused ? &guard : nullptr, s.kick_owed_);
+      s.kick_owed_ = false;
       s.integrator_.initial(ops, cell, s.step_);
       if (guard.drifted) {
         s.drift_failed_ = guard.failed;
@@ -652,10 +653,15 @@ struct Simulation::Stepping {
     else
       s.integrator_.post_force(s.atoms_, s.step_);
   }
+  bool end_unread = false;  // nothing reads this step's end (Simulation::run)
   void final() {
     if (!s.device_) {
-      CpuAtomOps ops(s.atoms_);
-      s.integrator_.final(ops, cell);
+      if (end_unread && s.integrator_.final_is_half_kick()) {
+        s.kick_owed_ = true;
+      } else {
+        CpuAtomOps ops(s.atoms_);
+        s.integrator_.final(ops, cell);
+      }
     } else {
       s.integrator_.final(s.device_->ops(), cell);
       s.device_changed(false);
@@ -692,17 +698,28 @@ void Simulation::run(long n, ThermoWriter* out, StepHook* hook) {
     ++step_;
     stepping.energy =
         box_moves || thermo_due(step_, every, last) || (hook && hook->reads_energy(step_, step_ == last));
+    // A hook's reads settle the owed kick (pull_atoms); one that reads
+    // energies reads the atoms' too.
+    stepping.end_unread = !stepping.energy && step_ < last;
     verlet_step(stepping);
     timers_.next(Phase::kOutput);
     if (out && thermo_due(step_, every, last)) out->write(thermo());
     if (hook && !hook->after_step(*this, step_ == last)) break;
   }
+  settle_kick();    // a hook stopped the run with the kick owed
   settle_motion();  // a run does not end on a step the guard stopped at
+}
+
+void Simulation::settle_kick() const {
+  if (!kick_owed_) return;
+  kick_owed_ = false;
+  CpuAtomOps(atoms_).half_kick(integrator_.half_kick_dtf());
 }
 
 ThermoValues Simulation::thermo() const {
   check_energy_current("thermo");
   settle_motion();
+  settle_kick();
   // On a device only the three sums cross to the host.
   ThermoSums s = device_ ? device_->sums() : sum_thermo(atoms_);
   double v[3] = {s.mv2, s.pe, s.virial};
@@ -731,6 +748,7 @@ PressureTensor Simulation::pressure_tensor() const {
     throw std::logic_error(fmt::format("pressure_tensor: the forces of step {} were computed without the virial "
                                        "tensor (set_virial_tensor(true) before the step)",
                                        step_));
+  settle_kick();
   TensorSums t = backend_->tensor_sums();
   double v[12];
   for (int c = 0; c < 6; ++c) {

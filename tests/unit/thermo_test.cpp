@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "run/simulation.hpp"
 #include "test_support.hpp"
@@ -104,6 +105,63 @@ TEST_CASE("energies only on the steps that read them: the same run bitwise, a st
     } catch (const std::logic_error& e) {
       CHECK(std::string(e.what()).find("step 4") != std::string::npos);
     }
+  }
+}
+
+namespace {
+// Copies the velocities after every third step through atoms() (as a dump
+// or a checkpoint reads them), announcing energies or not; stops the run
+// after `stop`.
+class VelocityReader : public StepHook {
+ public:
+  VelocityReader(bool energy, long stop = -1) : energy_(energy), stop_(stop) {}
+  bool reads_energy(long, bool) const override { return energy_; }
+  bool after_step(const Simulation& sim, bool) override {
+    if (sim.step() % 3 == 0) vx[sim.step()] = sim.atoms().vx;
+    return sim.step() != stop_;
+  }
+  std::map<long, std::vector<double>> vx;
+
+ private:
+  bool energy_;
+  long stop_;
+};
+}  // namespace
+
+// On the steps whose end nothing announced it reads (no thermo, no energy),
+// the CPU leaves a step's second half kick to the next step's first, in one
+// pass (Simulation's owed kick). Every read in between (a hook's atoms(),
+// thermo() after a stop, a second run) must see the kicked velocities: the
+// same bits as a run that owes nothing (energies read every step).
+TEST_CASE("a half kick owed to the next step: every read in between sees it", "[thermo]") {
+  for (const char* style : {"{style: nve, dt: 0.005}",
+                            "{style: langevin, dt: 0.005, temperature: 1.0, damping: 0.5, seed: 99}"}) {
+    INFO(style);
+    Deck d = test::deck_from(test::lj_lattice_yaml(5, 1.44, 30, style));
+    d.thermo.every = 0;
+    Simulation plain(d), owing(d), stopped(d);
+    for (Simulation* s : {&plain, &owing, &stopped}) s->setup();
+    VelocityReader every_step(true), unannounced(false), stops(false, 10);
+    plain.run(30, nullptr, &every_step);
+    owing.run(30, nullptr, &unannounced);
+    REQUIRE(unannounced.vx.size() == 10);
+    for (const auto& [step, v] : unannounced.vx) {
+      INFO("step " << step);
+      CHECK(v == every_step.vx.at(step));
+    }
+    CHECK(owing.atoms().x == plain.atoms().x);
+    CHECK(owing.atoms().vx == plain.atoms().vx);
+    // A hook stops the run after step 10: the run ends with the kick paid,
+    // for any reader and for the next run.
+    stopped.run(30, nullptr, &stops);
+    REQUIRE(stopped.step() == 10);
+    Simulation ten(d);
+    ten.setup();
+    ten.run(10, nullptr);
+    CHECK(stopped.atoms().vx == ten.atoms().vx);
+    stopped.run(20, nullptr);
+    CHECK(stopped.atoms().vx == plain.atoms().vx);
+    CHECK(stopped.atoms().x == plain.atoms().x);
   }
 }
 
