@@ -129,7 +129,7 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
     // rather than copying the old rows over (and the old storage goes
     // first, so the two never coexist). It grows by a third more than asked:
     // a melt's rows widen over its first hundreds of steps (in.lj from a
-    // lattice: stride 96, then 128), and each reallocation's pages are
+    // lattice: stride 96, then 112), and each reallocation's pages are
     // zeroed by the kernel as the rows are first written. Sizing does not
     // write (LargePageAllocator), so the first touch is the threads' own.
     const std::size_t rows_size = static_cast<std::size_t>(nlocal) * nl.stride;
