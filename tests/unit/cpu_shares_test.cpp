@@ -136,3 +136,25 @@ TEST_CASE("Ghost segments follow their sources' shares and cover every ghost onc
     for (int v : seen) CHECK(v == 1);
   }
 }
+
+// The selection's threads each take a share of the candidates: the result
+// is the serial one, in order, on any team (and again with kept buffers).
+TEST_CASE("OrderedSelection picks what a serial loop picks, in order, on any team", "[shares]") {
+  const long n = 10007;
+  const auto pred = [](long k) { return (k * 7919) % 13 < 4 || (k > 5000 && k < 5100); };
+  std::vector<int> serial;
+  for (long k = 0; k < n; ++k)
+    if (pred(k)) serial.push_back(static_cast<int>(k));
+  OrderedSelection select;
+  std::vector<int> out;
+  const int before = omp_get_max_threads();
+  for (int nt : {1, 2, 3, 7, 2}) {
+    INFO(nt << " threads");
+    omp_set_num_threads(nt);
+    select.run(n, pred, out);
+    CHECK(out == serial);
+    select.run(0, pred, out);
+    CHECK(out.empty());
+  }
+  omp_set_num_threads(before);
+}

@@ -177,3 +177,33 @@ TEST_CASE("rows written by streaming stores are the rows of plain stores", "[nei
   }
   CHECK(listed > (half ? 30 : 60) * static_cast<long>(a.nlocal));
 }
+
+// Each thread counts and places a range of cells: the bins are those of a
+// serial counting sort (every cell's atoms in index order) on any team.
+TEST_CASE("bin_atoms gives every team the serial bins", "[neighbor]") {
+  const double lo[3] = {-1.0, -1.0, -1.0}, hi[3] = {9.0, 7.0, 8.0};
+  const CellGrid g = CellGrid::cover(lo, hi, 1.3);
+  const int n = 5000;
+  std::vector<double> x(n), y(n), z(n);
+  for (int i = 0; i < n; ++i) {  // spread unevenly, in no cell order
+    x[i] = lo[0] + std::fmod(i * 0.61803398875, 1.0) * (hi[0] - lo[0]);
+    y[i] = lo[1] + std::fmod(i * 0.41421356237 * (1 + (i % 3)), 1.0) * (hi[1] - lo[1]);
+    z[i] = lo[2] + std::fmod(i * 0.73205080757, 1.0) * (hi[2] - lo[2]) * (i % 5 == 0 ? 0.2 : 1.0);
+  }
+  const int nc = g.count();
+  std::vector<int> start(nc + 1, 0), atoms(n);
+  for (int i = 0; i < n; ++i) ++start[g.cell_of(x[i], y[i], z[i]) + 1];
+  for (int c = 0; c < nc; ++c) start[c + 1] += start[c];
+  std::vector<int> fill(start.begin(), start.end() - 1);
+  for (int i = 0; i < n; ++i) atoms[fill[g.cell_of(x[i], y[i], z[i])]++] = i;
+  const int before = omp_get_max_threads();
+  for (int nt : {1, 2, 3, 8}) {
+    INFO(nt << " threads");
+    omp_set_num_threads(nt);
+    CellBins bins;
+    bin_atoms(g, x.data(), y.data(), z.data(), n, bins);
+    CHECK(bins.start == start);
+    CHECK(bins.atoms == atoms);
+  }
+  omp_set_num_threads(before);
+}
