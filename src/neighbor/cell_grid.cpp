@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 namespace tessera {
 
 void bin_atoms(const CellGrid& g, const double* x, const double* y, const double* z, int n, CellBins& bins) {
@@ -9,7 +11,9 @@ void bin_atoms(const CellGrid& g, const double* x, const double* y, const double
   bins.cell.resize(n);
   bins.atoms.resize(n);
   bins.start.assign(nc + 1, 0);
+  bins.fill.resize(nc);
   int* start = bins.start.data();
+  int* fill = bins.fill.data();
   const int* cell = bins.cell.data();
   int* atoms = bins.atoms.data();
   // Each thread counts and places the atoms of its own range of cells,
@@ -29,10 +33,10 @@ void bin_atoms(const CellGrid& g, const double* x, const double* y, const double
 #pragma omp barrier
 #pragma omp single
     for (int c = 0; c < nc; ++c) start[c + 1] += start[c];
-    std::vector<int> fill(start + c0, start + c1);
+    std::copy(start + c0, start + c1, fill + c0);
     for (int i = 0; i < n; ++i) {
       const int c = cell[i];
-      if (c >= c0 && c < c1) atoms[fill[c - c0]++] = i;
+      if (c >= c0 && c < c1) atoms[fill[c]++] = i;
     }
   }
 }

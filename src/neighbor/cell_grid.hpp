@@ -77,6 +77,7 @@ struct CellBins {
   std::vector<int> start;
   std::vector<int> atoms;
   std::vector<int> cell;  // per atom
+  std::vector<int> fill;  // per cell: the next free slot while placing (scratch)
   // Positions in bin order, so that a search over a row of cells reads three
   // contiguous arrays (vector loads) instead of gathering by atom index.
   std::vector<double> x, y, z;
