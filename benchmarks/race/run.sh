@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Speed race (issue 7): times Tessera, LAMMPS and GROMACS on the same systems in
 # the same run: the LJ benchmark of LAMMPS's bench/in.lj at four sizes, a Morse
-# solid, bench/in.chain and bench/in.eam (GROMACS: the LJ cases only).
+# solid, bench/in.chain, bench/in.eam and the 32k in.lj system under fix npt
+# (GROMACS: the LJ NVE cases only).
 # See README.md beside this file.
 set -euo pipefail
 
@@ -12,7 +13,8 @@ invocation="benchmarks/race/run.sh${*:+ $*}"
 usage() {
   cat <<EOF
 Usage: benchmarks/race/run.sh [options]
-  --sizes LIST    cases to run, comma-separated from: 32k,256k,2M,16M,morse,chain,eam (default: all)
+  --sizes LIST    cases to run, comma-separated from: 32k,256k,2M,16M,morse,chain,eam,npt
+                  (default: all)
   --reps N        timed repetitions per engine and case (default: 3)
   --cores N       Tessera threads (1 process) = LAMMPS MPI ranks (default: $(nproc))
   --tessera-layouts LIST  Tessera's layouts on N cores, comma-separated from:
@@ -22,7 +24,7 @@ Usage: benchmarks/race/run.sh [options]
                   (default: threads,ranks; threads on 1 core)
   --tessera-ranks the same as --tessera-layouts ranks
   --tessera BIN   Tessera binary (default: <repo>/build/src/app/tessera)
-  --tessera-also LIST  more Tessera engines on the lattice cases (32k ... 16M, morse),
+  --tessera-also LIST  more Tessera engines on the lattice cases (32k ... 16M, morse, npt),
                   comma-separated from: clusters (neighbor.layout: clusters, double),
                   mixed (rows with precision: mixed) (default: none; the
                   default rows always run)
@@ -33,7 +35,7 @@ Usage: benchmarks/race/run.sh [options]
   --lammps-variants LIST  LAMMPS variants to time, comma-separated from: plain, opt,
                   omp (-sf omp), intel (-sf intel, mode double), intel-mixed (-sf
                   intel, mode mixed: a mixed-precision peer, on the LJ cases 32k ...
-                  16M only) (default: plain,opt, what Debian's lmp has; omp and the
+                  16M and npt only) (default: plain,opt, what Debian's lmp has; omp and the
                   intel ones need a build with those packages: benchmarks/cpu-peers/)
   --gromacs LIST  GROMACS precisions to time on the LJ cases, comma-separated from:
                   double (gmx_d), mixed (gmx); or none (default: double,mixed, those
@@ -54,11 +56,12 @@ EOF
 # multiple of 20 so both engines do the same number of neighbour-list builds.
 # chain: LAMMPS's in.chain system (issue 29), read from the reference melt
 # (32,000 beads; no lattice, so its "cells" entry only marks it known).
-declare -A cells=([32k]=20 [256k]=40 [2M]=80 [16M]=160 [morse]=40 [chain]=0 [eam]=20)
-declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200 [chain]=2000 [eam]=500)
-all_cases="32k 256k 2M 16M morse chain eam"
+# npt: the 32k system under LAMMPS's fix npt (issue 31's NPT case).
+declare -A cells=([32k]=20 [256k]=40 [2M]=80 [16M]=160 [morse]=40 [chain]=0 [eam]=20 [npt]=20)
+declare -A nsteps=([32k]=1000 [256k]=200 [2M]=60 [16M]=40 [morse]=200 [chain]=2000 [eam]=500 [npt]=1000)
+all_cases="32k 256k 2M 16M morse chain eam npt"
 
-sizes="32k,256k,2M,16M,morse,chain,eam"; reps=3; cores=$(nproc); out=""; steps=""; dry=0; tlayouts=""
+sizes="32k,256k,2M,16M,morse,chain,eam,npt"; reps=3; cores=$(nproc); out=""; steps=""; dry=0; tlayouts=""
 variants="plain,opt"
 gmx_precisions="double,mixed"
 gmx_cache="${TESSERA_CPU_PEERS_CACHE:-$(cd "$repo/.." && pwd)/.cache/tessera-cpu-peers}"
@@ -110,10 +113,11 @@ done
 # mixed engines on the LJ lattice cases only: INTEL has no morse style, and the
 # chain and EAM cases check step 0 to 1e-10, past what single precision gives.
 single_variants=" intel-mixed "
+single_cases=" 32k 256k 2M 16M npt "
 variants_in() {  # case: the LAMMPS variants that run in it
   local v
   for v in ${variants//,/ }; do
-    [[ "$single_variants" == *" $v "* && "$gmx_cases" != *" $1 "* ]] || echo -n "$v "
+    [[ "$single_variants" == *" $v "* && "$single_cases" != *" $1 "* ]] || echo -n "$v "
   done
 }
 lprec() { [[ "$1" == intel_mixed* ]] && echo mixed || echo double; }  # LAMMPS tag
@@ -123,7 +127,7 @@ tessera_also=()
 for t in ${also//,/ }; do
   case "$t" in clusters|mixed) tessera_also+=("tessera_$t") ;; *) die "unknown --tessera-also '$t' (choose from: clusters, mixed)" ;; esac
 done
-lattice_cases=" 32k 256k 2M 16M morse "
+lattice_cases=" 32k 256k 2M 16M morse npt "
 also_in() { [[ "$lattice_cases" == *" $1 "* ]] && echo "${tessera_also[@]}"; }  # case
 # Tessera's layouts (issue 31 item 4: on this 2-vCPU VM one process of two
 # threads had slow phases lasting minutes that two ranks did not): each engine
@@ -252,10 +256,21 @@ write_inputs() {  # case dir steps
   local c=$1 dir=$2 s=$3 n=${cells[$1]}
   local density=0.8442 temp=1.44 seed=87287 cut=2.5 skin=0.3 dt=0.005 every=20
   local style=lj/cut tcoeff="epsilon: 1.0, sigma: 1.0" lcoeff="1.0 1.0"
+  local integrator="{style: nve, dt: $dt}" fix=nve columns="" ensemble=""
   if [ "$c" = morse ]; then
     density=1.0 temp=1.0 style=morse
     local d0=1.0 alpha=5.0 r0=1.122462048309373
     tcoeff="d0: $d0, alpha: $alpha, r0: $r0"; lcoeff="$d0 $alpha $r0"
+  fi
+  if [ "$c" = npt ]; then
+    # MTK with Nose-Hoover chains of 3 on the particles and on the barostat,
+    # both engines' defaults (LAMMPS fix npt: tchain 3, pchain 3, mtk yes);
+    # Tdamp 100 dt, Pdamp 1000 dt (LAMMPS's advice); a target pressure near
+    # the fluid's at T0, which the lattice start (p = -5) reaches in the run.
+    local tdamp=0.5 press=5.0 pdamp=5.0
+    integrator="{style: npt, dt: $dt, temperature: $temp, damping: $tdamp, pressure: $press, pressure_damping: $pdamp}"
+    fix="npt temp $temp $temp $tdamp iso $press $press $pdamp" columns=" vol"
+    ensemble=" ensemble=npt,iso,T=$temp,Tdamp=$tdamp,P=$press,Pdamp=$pdamp"
   fi
   mkdir -p "$dir"
   cat > "$dir/tessera.yaml" <<EOF
@@ -270,7 +285,7 @@ potential:
   coeffs:
     - {types: [1, 1], $tcoeff}
 neighbor: {skin: $skin, every: $every, delay: 0, check: false}
-integrator: {style: nve, dt: $dt}
+integrator: $integrator
 run: {steps: $s}
 output:
   thermo: {every: 0, file: tessera.thermo.csv}
@@ -297,16 +312,16 @@ pair_style      $style $cut
 pair_coeff      1 1 $lcoeff $cut
 neighbor        $skin bin
 neigh_modify    delay 0 every $every check no
-fix             1 all nve
+fix             1 all $fix
 timestep        $dt
-thermo_style    custom step temp pe ke etotal press
+thermo_style    custom step temp pe ke etotal press$columns
 thermo_modify   norm yes format float %.17g
 thermo          $s
 run             $s
 EOF
   # what race.py needs for the exact step-0 lattice sums
   # (and the report's description of each case)
-  echo "style=$style density=$density temp=$temp cutoff=$cut coeffs=${lcoeff// /,} skin=$skin dt=$dt every=$every" > "$dir/physics"
+  echo "style=$style density=$density temp=$temp cutoff=$cut coeffs=${lcoeff// /,} skin=$skin dt=$dt every=$every$ensemble" > "$dir/physics"
   [[ " ${gmx_here[*]} " != *" $c "* ]] || write_gromacs_inputs
 }
 
