@@ -1,9 +1,10 @@
-// The scalar variant of the CPU pair, EAM and bond kernels (flags in src/CMakeLists.txt).
+// The scalar variant of the CPU pair, EAM, bond and Langevin kernels (flags in src/CMakeLists.txt).
 #define TESSERA_SIMD_NS simd_scalar
 #include "backend/cpu_pair_kernel_impl.hpp"
 #include "backend/cpu_cluster_kernel_impl.hpp"
 #include "backend/cpu_eam_kernel_impl.hpp"
 #include "backend/cpu_bond_kernel_impl.hpp"
+#include "backend/cpu_langevin_kernel_impl.hpp"
 
 namespace tessera {
 namespace simd_scalar {
@@ -36,6 +37,8 @@ void copy_candidates(const CandidatesIn& from, int m0, int n, const CandidatesOu
     return bond_kernel_of<Style>(a, begin, end);                                             \
   }
 TESSERA_SIMD_BOND_STYLES(TESSERA_DEFINE_BOND_KERNEL)
+
+void langevin_forces(const LangevinForce& f, int n) { langevin_forces_impl(f, n); }
 
 void eam_density(const EamKernelArgs& a, int begin, int end) { eam_density_of(a, begin, end); }
 void eam_forces(const EamKernelArgs& a, int begin, int end) { eam_forces_of(a, begin, end); }

@@ -2,6 +2,7 @@
 // AtomOps on the CPU: cpu_for over an AtomStore's local atoms.
 #include "atoms/atom_store.hpp"
 #include "backend/cpu_exec.hpp"
+#include "backend/cpu_langevin_kernel.hpp"
 #include "integrate/atom_ops.hpp"
 #include "integrate/motion_guard.hpp"
 #include "integrate/step_functors.hpp"
@@ -65,9 +66,10 @@ class CpuAtomOps final : public AtomOps {
     guard_->drifted = true;
   }
   void langevin(const LangevinKeys& k) override {
-    cpu_for(a_.nlocal, LangevinForce{k.inv_damp, k.noise_scale, k.seed, k.step, a_.id.data(), a_.type.data(),
-                                     a_.mass_of_type.data(), a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.fx.data(),
-                                     a_.fy.data(), a_.fz.data()});
+    const LangevinForce f{k.inv_damp, k.noise_scale, k.seed, k.step, a_.id.data(), a_.type.data(),
+                          a_.mass_of_type.data(), a_.vx.data(), a_.vy.data(), a_.vz.data(), a_.fx.data(),
+                          a_.fy.data(), a_.fz.data()};
+    langevin_forces(f, static_cast<int>(a_.nlocal), simd_level());
   }
   double langevin_heat(const LangevinKeys& k, double dtf, bool first) const override {
     return tessera::sum_langevin_heat(a_, k, dtf, first);

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <catch2/catch.hpp>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <random>
 
+#include "backend/cpu_langevin_kernel.hpp"
 #include "neighbor/verlet_builder.hpp"
 
 #include "potentials/pair_force.hpp"
@@ -726,5 +728,50 @@ TEST_CASE("the float list search lists what the double test lists, pairs within 
       CHECK(std::vector<int>(out[g].begin(), out[g].begin() + group.count[g]) == expect);
     }
     if (n >= 150) CHECK(undecided > 0);  // the band's double test was needed
+  }
+}
+
+TEST_CASE("the Langevin loop's variants add the functor's friction and noise bitwise, any thread count",
+          "[simd][langevin]") {
+  // Two types, ids past 2^32 (the counter's high word), a velocity spread
+  // over orders of magnitude; counts around the vector widths.
+  for (int n : {0, 1, 7, 8, 15, 16, 17, 1001}) {
+    AtomStore a;
+    a.mass_of_type = {0.0, 1.0, 39.948};
+    a.resize_local(static_cast<std::size_t>(n));
+    std::mt19937_64 rng(20261130 + n);
+    std::uniform_real_distribution<double> u(-1.0, 1.0), mag(-4.0, 2.0);
+    for (int i = 0; i < n; ++i) {
+      a.id[i] = (AtomId{1} << 33) + 7 * i + 1;
+      a.type[i] = 1 + i % 2;
+      for (auto* v : {&a.vx, &a.vy, &a.vz, &a.fx, &a.fy, &a.fz}) (*v)[i] = u(rng) * std::pow(10.0, mag(rng));
+    }
+    auto lf = [](AtomStore& s) {
+      return LangevinForce{1.0 / 0.7, 3.25, 0xC0FFEEull + 5, 1234, s.id.data(), s.type.data(), s.mass_of_type.data(),
+                           s.vx.data(), s.vy.data(), s.vz.data(), s.fx.data(), s.fy.data(), s.fz.data()};
+    };
+    AtomStore expect = a;
+    const LangevinForce one = lf(expect);
+    for (int i = 0; i < n; ++i) one(i);  // the functor itself, atom by atom
+    // and the noise is there: every force moved
+    for (int i = 0; i < n; ++i) CHECK(expect.fx[i] != a.fx[i]);
+    for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+      if (!simd_supported(level)) {
+        WARN("this CPU cannot run the " << simd_name(level) << " Langevin loop: not compared");
+        continue;
+      }
+      for (int threads : {1, 2, 3}) {
+        INFO(simd_name(level) << ", " << n << " atoms, " << threads << " threads");
+        AtomStore b = a;
+        const int before = omp_get_max_threads();
+        omp_set_num_threads(threads);
+        langevin_forces(lf(b), n, level);
+        omp_set_num_threads(before);
+        CHECK(b.fx == expect.fx);
+        CHECK(b.fy == expect.fy);
+        CHECK(b.fz == expect.fz);
+        CHECK(b.vx == a.vx);
+      }
+    }
   }
 }
