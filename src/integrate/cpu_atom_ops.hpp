@@ -1,5 +1,5 @@
 #pragma once
-// AtomOps on the CPU: cpu_for over an AtomStore's local atoms.
+// AtomOps on the CPU: cpu_for_simd loops over an AtomStore's local atoms.
 #include "atoms/atom_store.hpp"
 #include "backend/cpu_exec.hpp"
 #include "backend/cpu_langevin_kernel.hpp"
@@ -37,7 +37,7 @@ class CpuAtomOps final : public AtomOps {
     const KickArrays v{a_.fx.data(), a_.fy.data(), a_.fz.data(), a_.vx.data(), a_.vy.data(), a_.vz.data()};
     if (a_.mass_of_type.size() > kTypes) {
       for (int k = 0; k < (twice ? 2 : 1); ++k)
-        cpu_for(a_.nlocal, HalfKick{dtf, a_.type.data(), a_.mass_of_type.data(), v});
+        cpu_for_simd(a_.nlocal, HalfKick{dtf, a_.type.data(), a_.mass_of_type.data(), v});
       return;
     }
     double dtfm[kTypes] = {};  // type 0 is unused (and its mass may be 0)
