@@ -158,15 +158,18 @@ inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const 
 // the stack every block (with the plain row loop below, taking the struct
 // away cut a full row's Pair by 11-15 %; benchmarks/NOTES.md, "What the
 // mixed row kernel waits on").
-template <class Pot, bool kOneType, int N = W>
+// B > 1: B whole blocks, idx[0, B W), into lanes [0, B W) (pair_two_blocks).
+template <class Pot, bool kOneType, int N = W, int B = 1>
 inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
                        double xi, double yi, double zi, double* dx, double* dy, double* dz, double* r2, double* f,
                        double* e, double* cut) {
+  static_assert(B == 1 || N == W, "several blocks are whole ones");
   using P = typename Pot::Params;
-  alignas(64) double xj[W], yj[W], zj[W], tj[W];
-  load_lanes<N>(a.pos, idx, xj, yj, zj, tj);
+  constexpr int L = B * N;
+  alignas(64) double xj[B * W], yj[B * W], zj[B * W], tj[B * W];
+  for (int b = 0; b < B; ++b) load_lanes<N>(a.pos, idx + b * W, xj + b * W, yj + b * W, zj + b * W, tj + b * W);
 #pragma omp simd
-  for (int l = 0; l < N; ++l) {
+  for (int l = 0; l < L; ++l) {
     dx[l] = xi - xj[l];
     dy[l] = yi - yj[l];
     dz[l] = zi - zj[l];
@@ -175,12 +178,12 @@ inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const type
   if (kOneType) {
     const P& q = row[1];
 #pragma omp simd
-    for (int l = 0; l < N; ++l) {
+    for (int l = 0; l < L; ++l) {
       Pot::eval(r2[l], q, f[l], e[l]);
       cut[l] = q.cutsq;
     }
   } else {
-    for (int l = 0; l < N; ++l) {
+    for (int l = 0; l < L; ++l) {
       const P& q = row[static_cast<int>(tj[l])];
       Pot::eval(r2[l], q, f[l], e[l]);
       cut[l] = q.cutsq;
@@ -199,6 +202,27 @@ inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const type
   alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
   eval_lanes<Pot, kOneType, N>(a, row, idx, xi, yi, zi, dx, dy, dz, r2, f, e, cut);
   add_lane_sums<kTensor, kEnergy, N>(nvalid, dx, dy, dz, r2, cut, f, e, s, vt);
+}
+
+// Two whole blocks, idx[0, 2W): both blocks' pairs evaluated in one lane
+// loop of 2W, then added block by block, the first's then the second's, so
+// the lane sums take the same terms in the same order as two pair_block
+// calls. Why: an expensive eval (Morse's sqrt, det_exp's polynomial and a
+// division) is one long chain of dependent operations per block, which
+// the core overlapped with the next block's only as far as its reorder
+// window reached; two blocks' chains side by side keep its units busy
+// (1 thread: Morse 256k Pair -7.5 %, in.lj 32k -5 %; the mixed rows, done
+// the same way, ran 7 % slower, their 32 float lanes spilling registers;
+// benchmarks/NOTES.md, 2026-11-30).
+template <class Pot, bool kOneType, bool kTensor, bool kEnergy>
+inline void pair_two_blocks(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row,
+                            const int* idx, double xi, double yi, double zi, LaneSums& s, LaneTensor& vt) {
+  alignas(64) double dx[2 * W], dy[2 * W], dz[2 * W], r2[2 * W], f[2 * W], e[2 * W], cut[2 * W];
+  eval_lanes<Pot, kOneType, W, 2>(a, row, idx, xi, yi, zi, dx, dy, dz, r2, f, e, cut);
+  for (int b = 0; b < 2; ++b) {
+    const int o = b * W;
+    add_lane_sums<kTensor, kEnergy>(W, dx + o, dy + o, dz + o, r2 + o, cut + o, f + o, e + o, s, vt);
+  }
 }
 
 // The same for a half list's row (PairKernelArgs::half): lane l's pair
@@ -365,6 +389,8 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
       const int n = a.nbr_count[i];
       prefetch_row_ahead(a, i, end);
       int m = 0;
+      for (; m + 2 * W <= n; m += 2 * W)
+        pair_two_blocks<Pot, kOneType, kTensor, kEnergy>(a, row, list + m, pi[0], pi[1], pi[2], s, vt);
       for (; m + W <= n; m += W)
         pair_block<Pot, kOneType, kTensor, kEnergy>(a, row, list + m, W, pi[0], pi[1], pi[2], s, vt);
       if (const int rest = n - m; rest > 0) {
