@@ -22,7 +22,7 @@ namespace {
 // atoms in atom order (the same bits as lane_sum's), but the lanes' sums are
 // independent chains the core overlaps and the loads are contiguous, where
 // lane_sum a lane at a time was one chain of dependent additions striding
-// through the block (the kinetic and thermo sums were 6 % of an in.lj 32k
+// through the block (the kinetic and thermo sums were 5-6 % of an in.lj 32k
 // npt run, whose barostat sums every step).
 template <int NV, class F>
 void block_sums(long n, const F& per_atom, double* out) {
