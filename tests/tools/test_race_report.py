@@ -5,7 +5,8 @@ listed with its error, and still counts in the cases where it ran; a case
 where every variant failed gets no ratio instead of a crash; Tessera's other
 layouts get their columns and ratios; LAMMPS INTEL in mixed mode is a mixed
 peer only. And race.py check on made-up step-0 logs: a LAMMPS in mixed mode
-gets the single-precision bound, a double one the round-off bound."""
+gets the single-precision bound, a double one the round-off bound; the npt
+case's last volumes are compared too."""
 import importlib.util
 import os
 import subprocess
@@ -316,5 +317,59 @@ def lammps_mixed_check():
                        "--lammps-precision mixed: the single-precision bound for LAMMPS only", "check")
 
 
+def barostat_check():
+    """race.py check on the npt case's made-up logs: the last step's volumes
+    1e-3 apart pass, 1 % apart fail; on a run of 100 steps or more an
+    engine whose volume stayed at the lattice's fails (no barostat), while
+    a 20-step check run, where the box barely moves, is not held to it."""
+    spec = importlib.util.spec_from_file_location("race", RACE)
+    race = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(race)
+    physics = LJ + " skin=0.3 dt=0.005 every=20 ensemble=npt,iso,T=1.44,Tdamp=0.5,P=5.0,Pdamp=5.0"
+    natoms = 32000
+    pe, press, _, _ = race.lattice_step0(dict(kv.split("=", 1) for kv in physics.split()), natoms)
+    ke = 1.5 * 1.44 * (natoms - 1) / natoms
+    v0 = natoms / 0.8442
+
+    def run(d, steps, tessera_vol, lammps_vol):
+        with open(os.path.join(d, "physics"), "w") as f:
+            f.write(physics + "\n")
+        with open(os.path.join(d, "t.csv"), "w") as f:
+            f.write("step,temp,pe,ke,etotal,press,vol\n"
+                    f"0,1.44,{pe!r},{ke!r},{pe + ke!r},{press!r},{v0!r}\n"
+                    f"{steps},1.4,-5.0,2.1,-2.9,5.2,{tessera_vol!r}\n")
+        with open(os.path.join(d, "t.log"), "w") as f:
+            f.write(f"Loop time of 0.25 s for {steps} steps with {natoms} atoms\n"
+                    f"Neighbor list builds: {steps // 20 + 1}; neighbors per atom: 75; ghost atoms: 0\n")
+        with open(os.path.join(d, "lammps.log"), "w") as f:
+            f.write("LAMMPS (29 Sep 2021 - Update 2)\n"
+                    "Step Temp PotEng KinEng TotEng Press Volume \n"
+                    f"       0 1.44 {pe!r} {ke!r} {pe + ke!r} {press!r} {v0!r} \n"
+                    f"    {steps} 1.4 -5.0 2.1 -2.9 5.2 {lammps_vol!r} \n"
+                    f"Loop time of 0.3 on 2 procs for {steps} steps with {natoms} atoms\n\n"
+                    f"Neighbor list builds = {steps // 20}\n")
+        r = subprocess.run([sys.executable, RACE, "check", "--tessera", os.path.join(d, "t"),
+                            "--lammps", os.path.join(d, "lammps.log"), "--physics", os.path.join(d, "physics")],
+                           capture_output=True, text=True)
+        return r.returncode, r.stdout + r.stderr
+
+    with tempfile.TemporaryDirectory(prefix=f"race-npt-{os.getpid()}-") as d:
+        moved = 0.966 * v0
+        got = {"1e-3 apart": run(d, 1000, moved, moved * (1 + 1e-3)),
+               "1 % apart": run(d, 1000, moved, moved * 1.01),
+               "Tessera unmoved": run(d, 1000, v0, v0 * (1 + 1e-4)),
+               "20 steps": run(d, 20, v0 * (1 - 4e-4), v0 * (1 - 4e-4))}
+        checks = [
+            (got["1e-3 apart"][0] == 0 and "last step 1000 volume" in got["1e-3 apart"][1],
+             "volumes 1e-3 apart fail the npt check, or it did not run"),
+            (got["1 % apart"][0] == 1 and "MISMATCH" in got["1 % apart"][1], "volumes 1 % apart pass"),
+            (got["Tessera unmoved"][0] == 1 and "NO BAROSTAT?" in got["Tessera unmoved"][1],
+             "a box that stayed at the lattice's volume for 1000 steps passes"),
+            (got["20 steps"][0] == 0, "a 20-step check run is held to the 1 % move"),
+        ]
+        return verdict(checks, "\n\n".join(f"{k}: rc {rc}\n{out}" for k, (rc, out) in got.items()),
+                       "npt: the last step's volume against LAMMPS's, and a barostat that moved it", "check")
+
+
 if __name__ == "__main__":
-    sys.exit(main() or layouts() or ranks() or lammps_mixed() or lammps_mixed_check())
+    sys.exit(main() or layouts() or ranks() or lammps_mixed() or lammps_mixed_check() or barostat_check())
