@@ -254,18 +254,24 @@ def lammps_mixed():
         return verdict(checks, text, "LAMMPS intel mixed without GROMACS")
 
 
+def lattice_start(physics, natoms):
+    """Step 0 of the fcc lattice at T0 = 1.44 as race.py computes it: PE per
+    atom and pressure (its exact lattice sums) and KE per atom."""
+    spec = importlib.util.spec_from_file_location("race", RACE)
+    race = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(race)
+    pe, press, _, _ = race.lattice_step0(dict(kv.split("=", 1) for kv in physics.split()), natoms)
+    return pe, press, 1.5 * 1.44 * (natoms - 1) / natoms
+
+
 def lammps_mixed_check():
     """race.py check with a LAMMPS step 0 whose PE is 1e-7 off the lattice
     sum, as INTEL's mode mixed gives: --lammps-precision mixed passes it,
     double fails it; a PE 1e-3 off fails either; Tessera stays at the double
     bound when only LAMMPS is mixed; chain and EAM refuse a mixed LAMMPS."""
-    spec = importlib.util.spec_from_file_location("race", RACE)
-    race = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(race)
     physics = LJ + " skin=0.3 dt=0.005 every=20"
     natoms = 32000
-    pe, press, _, _ = race.lattice_step0(dict(kv.split("=", 1) for kv in physics.split()), natoms)
-    ke = 1.5 * 1.44 * (natoms - 1) / natoms
+    pe, press, ke = lattice_start(physics, natoms)
 
     def run(d, tessera_pe, lammps_pe, precision, style_physics=physics):
         """race.py check's exit status and output on made-up 20-step logs."""
@@ -322,13 +328,9 @@ def barostat_check():
     1e-3 apart pass, 1 % apart fail; on a run of 100 steps or more an
     engine whose volume stayed at the lattice's fails (no barostat), while
     a 20-step check run, where the box barely moves, is not held to it."""
-    spec = importlib.util.spec_from_file_location("race", RACE)
-    race = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(race)
     physics = LJ + " skin=0.3 dt=0.005 every=20 ensemble=npt,iso,T=1.44,Tdamp=0.5,P=5.0,Pdamp=5.0"
     natoms = 32000
-    pe, press, _, _ = race.lattice_step0(dict(kv.split("=", 1) for kv in physics.split()), natoms)
-    ke = 1.5 * 1.44 * (natoms - 1) / natoms
+    pe, press, ke = lattice_start(physics, natoms)
     v0 = natoms / 0.8442
 
     def run(d, steps, tessera_vol, lammps_vol):
