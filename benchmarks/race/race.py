@@ -442,7 +442,9 @@ def report(args):
     if also:
         out[-2] += (" Tessera is its default rows as 1 process of threads; Tessera clusters "
                     "(`neighbor.layout: clusters`) and Tessera mixed run the lattice cases too, \"ranks\" is "
-                    "an engine run as MPI ranks of 1 thread each, and the ratios take Tessera's fastest "
+                    "an engine run as MPI ranks of 1 thread each"
+                    + (f" (its deck adds `{args.tessera_ranks_keys}`)" if args.tessera_ranks_keys else "")
+                    + ", and the ratios take Tessera's fastest "
                     "double (or mixed) engine, named in brackets when it is not the default.")
     # the mixed columns after the double ones: a mixed LAMMPS's median, then the mixed ratio
     mhead = "".join(f" {label[e]} |" for e in lmixed) + (
@@ -530,13 +532,17 @@ def report(args):
                 f"time from `mdrun -resetstep 20` to the end, the same number of steps and list builds as "
                 "the other engines, after one untimed list period."]
     def tessera_cmd(e):
-        cmd = args.tessera_ranks_cmd if e.endswith("_ranks") else args.tessera_cmd
-        return cmd.replace("tessera.yaml", e.removesuffix("_ranks") + ".yaml")
+        """The engine's command, and what its deck adds to tessera.yaml."""
+        ranks = e.endswith("_ranks")
+        base = e.removesuffix("_ranks")
+        deck = e if ranks and args.tessera_ranks_keys else base
+        cmd = (args.tessera_ranks_cmd if ranks else args.tessera_cmd).replace("tessera.yaml", deck + ".yaml")
+        adds = ([] if base == "tessera" else
+                ["`precision: mixed`" if base.startswith("tessera_mixed") else "`layout: clusters` in `neighbor`"])
+        adds += [f"`{args.tessera_ranks_keys}`"] if deck != base else []
+        return cmd + (f"   # {deck}.yaml: tessera.yaml with {' and '.join(adds)}" if adds else "")
     out += ["", "Commands:", "", "```", args.command,
-            *[f"cd $CASE && {tessera_cmd(e)}" + ("" if e.removesuffix("_ranks") == "tessera" else
-                f"   # {e.removesuffix('_ranks')}.yaml: tessera.yaml "
-                + ("with `precision: mixed`" if e.startswith("tessera_mixed") else "with `layout: clusters` in `neighbor`"))
-              for e in ("tessera", *also) if any(k[1] == e for k in runs)],
+            *[f"cd $CASE && {tessera_cmd(e)}" for e in ("tessera", *also) if any(k[1] == e for k in runs)],
             f"cd $CASE && {args.lammps_cmd}",
             *([f"cd $CASE && {args.gromacs_cmd}"] if gmx else []), "```", "",
             "Logs and inputs: a temporary folder, not kept (run.sh names it when it starts).", ""]
@@ -638,6 +644,8 @@ def main():
     g.add_argument("--log", required=True, help="md.log of the run")
     r = sub.add_parser("report", help="medians, markdown table and PNG from run.sh's timings.tsv")
     r.add_argument("--tessera-ranks-cmd", default="(not given)")
+    r.add_argument("--tessera-ranks-keys", default="",
+                   help="deck keys the ranks layout adds (its decks are then <engine>_ranks.yaml)")
     for a in ("timings", "out", "command", "commit", "cores", "tessera-version", "lammps-version",
               "tessera-cmd", "tessera-layout", "lammps-cmd", "load", "scratch"):
         r.add_argument("--" + a, required=True)

@@ -372,9 +372,32 @@ EOF
 # Each run leaves its stdout/log in $dir/<tag>.log; Tessera's CSV is renamed to match.
 tessera_run=(env OMP_NUM_THREADS="$cores" "$tessera" run tessera.yaml --threads "$cores")
 tessera_ranks_run=(env OMP_NUM_THREADS=1 "${mpi[@]}" "$tessera" run tessera.yaml --threads 1)
+# The ranks layout moves its planes by measured time at the rebuilds (its
+# deck <engine>.yaml is the engine's with a load_balance block added; one
+# process ignores it): on this 2-vCPU VM one vCPU ran about 1.5x slower
+# than the other for minutes at a time (a neighbour on its host core), and
+# two equal slabs then waited on it each step (in.lj 256k mixed, 2 ranks,
+# interleaved: loop 3.0-3.25 s with equal slabs, 2.68-2.80 s balanced every
+# 20 steps; both 2.04-2.35 s when the vCPUs were equal). GROMACS's ranks balance the same
+# way by default (its dynamic load balancing); the threads layout's rows
+# already hand a slow thread's chunks to the other (backend/cpu_shares.hpp).
+# A check every tenth of the run, not every 20 steps: the chain's 20-step
+# intervals (30 ms) are short enough for timing noise to cross the
+# threshold, and the planes then moved 10-15 times a run for nothing (1-4 %
+# slower than equal slabs with the vCPUs equal).
+ranks_keys="load_balance: {every: max(20, steps / 10), by: time}"  # as the report words it
+ranks_balance() {  # deck: the block for that deck's step count
+  local s; s=$(sed -n 's/^run: {steps: \([0-9]*\)}$/\1/p' "$1")
+  [ -n "$s" ] || die "no 'run: {steps: N}' line in $1"
+  echo "load_balance: {every: $(( s / 10 > 20 ? s / 10 : 20 )), by: time}"
+}
 run_tessera() {  # dir engine logtag: the engine's deck (<engine less _ranks>.yaml) in its layout
   local deck="${2%_ranks}.yaml" cmd=("${tessera_run[@]}")
-  [[ "$2" != *_ranks ]] || cmd=("${tessera_ranks_run[@]}")
+  if [[ "$2" == *_ranks ]]; then
+    cmd=("${tessera_ranks_run[@]}")
+    { cat "$1/$deck" && ranks_balance "$1/$deck"; } > "$1/$2.yaml" || die "cannot write $1/$2.yaml"
+    deck="$2.yaml"
+  fi
   (cd "$1" && "${cmd[@]/#tessera.yaml/$deck}" > "$3.log" 2>&1 \
      && mv tessera.thermo.csv "$3.csv") || { tail -n 5 "$1/$3.log" >&2; die "Tessera ($2) failed in $1"; }
 }
@@ -553,7 +576,7 @@ mkdir -p "$(dirname "$out")"
   --command "$invocation" --commit "$commit ($dirty)" --cores "$cores" \
   --tessera-version "$("$tessera" --version 2>&1 | head -1)" \
   --lammps-version "$(head -1 "$scratch/${cases[0]}/check/lammps.log")" \
-  --tessera-cmd "${tessera_run[*]}" --tessera-ranks-cmd "${tessera_ranks_run[*]}" \
+  --tessera-cmd "${tessera_run[*]}" --tessera-ranks-cmd "${tessera_ranks_run[*]}" --tessera-ranks-keys "$ranks_keys" \
   --tessera-layout "$(for x in "${tsuffixes[@]}"; do [ -z "$x" ] && echo -n "1 process of $cores OpenMP threads (threads); " || echo -n "$cores MPI ranks of 1 thread each (ranks, tags *_ranks); "; done | sed 's/; $//')" \
   --lammps-cmd "OMP_NUM_THREADS=1 ${mpi[*]} $lmp [SWITCHES] -in lammps.in -log L -screen none   # SWITCHES per variant: $switches" \
   --build-flags "$flags" --load "$load_before -> $load_after" --scratch "$scratch" \

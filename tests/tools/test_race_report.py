@@ -158,13 +158,15 @@ def ranks():
     """Every Tessera engine in both of run.sh's layouts (--tessera-layouts
     threads,ranks): a column each, and each ratio from the faster layout,
     named when it is the ranks one; the ranks engines' commands are the
-    mpirun ones."""
+    mpirun ones, on the decks that add the ranks' keys (run.sh's time
+    balancing), and say so."""
     with tempfile.TemporaryDirectory(prefix=f"race-ranks-{os.getpid()}-") as d:
         times = {"tessera": 1.0, "tessera_ranks": 0.9, "tessera_mixed": 0.6, "tessera_mixed_ranks": 0.7,
                  "omp": 2.0, "gmx_double_tmpi": 1.2, "gmx_mixed_tmpi": 0.5}
         got = report_32k(d, times, lambda rep: 1.0,
                          ["--tessera-cmd", "tessera run tessera.yaml --threads 2",
                           "--tessera-ranks-cmd", "mpirun -np 2 tessera run tessera.yaml --threads 1",
+                          "--tessera-ranks-keys", "load_balance: {every: max(20, steps / 10), by: time}",
                           "--tessera-layout", "both"])
         if got is None:
             return 1
@@ -175,7 +177,12 @@ def ranks():
             (cells[4:8] == ["3.200e+06", "3.556e+06", "5.333e+06", "4.571e+06"], f"Tessera engines {cells[4:8]}"),
             (cells[12] == "1.33 (ranks)", f"double ratio {cells[12]}"),  # 1.2 / 0.9
             (cells[15] == "0.83", f"mixed ratio {cells[15]}"),  # 0.5 / 0.6, threads the faster
-            ("mpirun -np 2 tessera run tessera_mixed.yaml --threads 1" in text, "no ranks command for the mixed deck"),
+            ("mpirun -np 2 tessera run tessera_mixed_ranks.yaml --threads 1   # tessera_mixed_ranks.yaml: "
+             "tessera.yaml with `precision: mixed` and `load_balance: {every: max(20, steps / 10), by: time}`" in text,
+             "no ranks command for the mixed deck, or not what it adds"),
+            ("mpirun -np 2 tessera run tessera_ranks.yaml --threads 1   # tessera_ranks.yaml: "
+             "tessera.yaml with `load_balance: {every: max(20, steps / 10), by: time}`" in text,
+             "no ranks command for the double deck, or not what it adds"),
             ("tessera run tessera_mixed.yaml --threads 2" in text, "no threads command for the mixed deck"),
             ("| 32k | Tessera mixed ranks |" in text, "no row of all runs for Tessera mixed ranks"),
         ] if cells else [(False, "no 32k row")]
