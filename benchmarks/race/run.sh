@@ -374,13 +374,14 @@ tessera_run=(env OMP_NUM_THREADS="$cores" "$tessera" run tessera.yaml --threads 
 tessera_ranks_run=(env OMP_NUM_THREADS=1 "${mpi[@]}" "$tessera" run tessera.yaml --threads 1)
 # The ranks layout moves its planes by measured time at the rebuilds (its
 # deck <engine>.yaml is the engine's with a load_balance block added; one
-# process ignores it): on this 2-vCPU VM one vCPU ran about 1.5x slower
+# process ignores it): on this 2-vCPU VM one vCPU ran about 1.4x slower
 # than the other for minutes at a time (a neighbour on its host core), and
 # two equal slabs then waited on it each step (in.lj 256k mixed, 2 ranks,
 # interleaved: loop 3.0-3.25 s with equal slabs, 2.68-2.80 s balanced every
-# 20 steps; both 2.04-2.35 s when the vCPUs were equal). GROMACS's ranks balance the same
-# way by default (its dynamic load balancing); the threads layout's rows
-# already hand a slow thread's chunks to the other (backend/cpu_shares.hpp).
+# 20 steps; both 2.04-2.35 s when the vCPUs were equal). GROMACS's ranks
+# balance the same way by default (its dynamic load balancing); the threads
+# layout's rows already hand a slow thread's chunks to the other
+# (backend/cpu_shares.hpp).
 # A check every tenth of the run, not every 20 steps: the chain's 20-step
 # intervals (30 ms) are short enough for timing noise to cross the
 # threshold, and the planes then moved 10-15 times a run for nothing (1-4 %
