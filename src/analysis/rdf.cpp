@@ -29,7 +29,7 @@ std::vector<std::int64_t> rdf_histogram(const AtomStore& a, const NeighborList& 
       const int* row = &nl.index[static_cast<std::size_t>(i) * nl.stride];
       const int ti = a.type[i];
       for (int k = 0; k < nl.count[i]; ++k) {
-        const int j = row[k];
+        const int j = row[k] >> nl.entry_shift;
         const double dx = a.x[j] - a.x[i], dy = a.y[j] - a.y[i], dz = a.z[j] - a.z[i];
         const double r_sq = dx * dx + dy * dy + dz * dz;
         if (!(r_sq < r_max_sq)) continue;

@@ -15,6 +15,7 @@
 #include "backend/cpu_simd.hpp"
 #include "core/types.hpp"
 #include "forces/kernel_outputs.hpp"
+#include "neighbor/record_shift.hpp"
 #include "potentials/potential_list.hpp"
 
 namespace tessera {
@@ -29,6 +30,7 @@ constexpr int kPairLanes = 8;
 template <class Params>
 struct PairKernelArgs : KernelOutputs {
   const double* pos;  // x, y, z, type (as a double) per atom, local and ghost
+  // Rows of atom indices; for `mixed`, of record offsets (NeighborList::entry_shift).
   const int* nbr;
   const int* nbr_count;
   long stride;

@@ -38,7 +38,13 @@ struct MixedLaneTensor {
   alignas(64) double t[6][WF];
 };
 
-// The records (4 ints) of atoms idx[0, N) into lane arrays: in AVX-512 four
+// The record (4 ints) at byte offset `offset` of rec: the rows hold record
+// offsets (NeighborList::entry_shift), an address's base plus index as is.
+inline const int* record_at(const int* rec, int offset) {
+  return reinterpret_cast<const int*>(reinterpret_cast<const char*>(rec) + offset);
+}
+
+// The records at offsets idx[0, N) into lane arrays: in AVX-512 four
 // vectors of four records, transposed in 128-bit lanes; record idx[4k + m]
 // goes into vector m's lane k, so that the transpose leaves lane l holding
 // idx[l]. This is data movement only, so the variants may differ here.
@@ -47,7 +53,7 @@ inline void load_records(const int* rec, const int* idx, int* xj, int* yj, int* 
   static_assert(N == WF || N == W, "whole blocks or half blocks");
 #if defined(__AVX512F__)
   if constexpr (N == WF) {
-    const auto at = [&](int l) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(rec + 4L * idx[l])); };
+    const auto at = [&](int l) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(record_at(rec, idx[l]))); };
     const auto four = [&](int m) {
       const __m512i v = _mm512_castsi128_si512(at(m));
       return _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(v, at(m + 4), 1), at(m + 8), 2), at(m + 12), 3);
@@ -64,7 +70,9 @@ inline void load_records(const int* rec, const int* idx, int* xj, int* yj, int* 
 #endif
 #if defined(__AVX2__)  // also an AVX-512 unit's half blocks
   for (int h = 0; h < N; h += 8) {
-    const auto at = [&](int l) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(rec + 4L * idx[h + l])); };
+    const auto at = [&](int l) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(record_at(rec, idx[h + l])));
+    };
     const auto two = [&](int m) { return _mm256_inserti128_si256(_mm256_castsi128_si256(at(m)), at(m + 4), 1); };
     const __m256i a = two(0), b = two(1), c = two(2), d = two(3);
     const __m256i ab0 = _mm256_unpacklo_epi32(a, b), ab1 = _mm256_unpackhi_epi32(a, b);
@@ -76,7 +84,7 @@ inline void load_records(const int* rec, const int* idx, int* xj, int* yj, int* 
   }
 #else
   for (int l = 0; l < N; ++l) {
-    const int* r = rec + 4L * idx[l];
+    const int* r = record_at(rec, idx[l]);
     xj[l] = r[0];
     yj[l] = r[1];
     zj[l] = r[2];
@@ -329,7 +337,8 @@ __attribute__((flatten)) void mixed_rows(const PairKernelArgs<typename Pot::Para
     for (int k = 0; k < n; k += WF) {
       const int rest = n - k;
       // A padded row holds valid atoms up to the next multiple of W only.
-      const int* idx = rest >= WF || (a.padded && rest > W) ? list + k : row_tail<WF>(list, k, n, false, i, copy);
+      const int* idx =
+          rest >= WF || (a.padded && rest > W) ? list + k : row_tail<WF>(list, k, n, false, i << kRecordShift, copy);
       mixed_block<Pot, kOneType, kTensor, kEnergy, WF>(a, row, idx, rest < WF ? rest : WF, ri, s, vt);
     }
 #if defined(__AVX512F__)

@@ -158,7 +158,7 @@ void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl,
   EamKernelArgs k;
   k.one_type = pack_positions(a, pos_);
   k.pos = pos_.data();
-  k.nbr = nl.index.data();
+  k.nbr = rows_with_shift(nl, 0, rows_);
   k.nbr_count = nl.count.data();
   k.stride = nl.stride;
   k.padded = nl.pad % kPairLanes == 0 && nl.stride % kPairLanes == 0;
@@ -205,7 +205,7 @@ void EamForce::compute_pass_with(int pass, AtomStore& a, const NeighborList& nl,
 
 void EamForce::functor_pass(int pass, AtomStore& a, const NeighborList& nl, const PassOptions& opt) const {
   const EamAtoms in{eam_view(tables_), a.x.data(),      a.y.data(),      a.z.data(),
-                    a.type.data(),     nl.index.data(), nl.count.data(), nl.stride};
+                    a.type.data(),     rows_with_shift(nl, 0, rows_), nl.count.data(), nl.stride};
   if (pass == 0) {
     cpu_for(a.nlocal, EamDensity<>{in, a.embedding_derivative.data(), embed_.data()});
     return;

@@ -42,6 +42,7 @@ class EamForce final : public Force {
   // The neighbours inside the cutoff, from pass 0 to pass 1 (lane kernel;
   // EamKernelArgs::kept).
   mutable std::vector<int> kept_, kept_count_;
+  mutable std::vector<int> rows_;  // the list's rows as atom indices, if it holds offsets (rows_with_shift)
 };
 
 // The deck's three EAM styles, for manybody_styles.cpp.

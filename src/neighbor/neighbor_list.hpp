@@ -1,9 +1,11 @@
 #pragma once
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "core/large_pages.hpp"
 #include "neighbor/cluster_pairs.hpp"
+#include "neighbor/record_shift.hpp"
 
 namespace tessera {
 
@@ -20,6 +22,14 @@ struct NeighborList {
   // index[i * stride + k]; in large pages (core/large_pages.hpp): the
   // kernels stream it whole every step.
   LargeVector<int> index;
+  // Entries are atom << entry_shift: 0, atom indices, or kRecordShift, byte
+  // offsets of 16-byte records (the mixed row kernel's, cpu_positions.hpp),
+  // which that kernel adds to its records' address as they are. An x86
+  // address scales an index by at most 8, so an index of 16-byte records
+  // costs a shift per neighbour: 5-8 % of that kernel's time (in.lj 32k and
+  // 256k mixed, 2026-12-01). Rows of offsets are built only for it
+  // (HostBackend); other readers take entries through rows_with_shift.
+  int entry_shift = 0;
   // When > 1: stride is a multiple of it, and each row is padded up to a
   // multiple of it with the atom's own index, so that a vector kernel can
   // read whole blocks (it must still ignore entries past count).
@@ -45,5 +55,14 @@ struct NeighborList {
   std::vector<double> x0, y0, z0;
   long builds = 0;
 };
+
+// The list's rows with entries atom << shift: its own storage when it holds
+// them so, else a converted copy in `scratch` (tests and callers that built
+// the other form; a run's HostBackend builds what its kernels read).
+const int* rows_with_shift(const NeighborList& nl, int shift, std::vector<int>& scratch);
+
+// Why a rank of `atoms` atoms (locals and ghosts) cannot have rows of
+// record offsets: they would not fit an int.
+std::string record_offsets_limit(long atoms);
 
 }  // namespace tessera

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -70,7 +71,9 @@ int keep_half(int i, const int* slab, int nlocal, int* found, int k) {
 // cell, i.e. increasing bin position along each row. The order fixes the
 // force summation order, so it depends only on the positions and the
 // region searched (which also sets the cell width, reach_in_cells).
-void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach, NeighborList& nl, bool half) {
+void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach, NeighborList& nl, bool half,
+                          int entry_shift) {
+  if (half && entry_shift != 0) throw std::logic_error("a half list's rows hold atom indices");
   double lo[3], hi[3];
   for (int d = 0; d < 3; ++d) {
     lo[d] = sd.lo[d] - reach;
@@ -80,6 +83,8 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
   const int span = reach_in_cells(nall, lo, hi, reach);
   const CellGrid g = CellGrid::cover(lo, hi, reach / span);
   const int nlocal = static_cast<int>(a.nlocal);
+  if (nall > (std::numeric_limits<int>::max() >> entry_shift) + 1L) throw std::length_error(record_offsets_limit(nall));
+  nl.entry_shift = entry_shift;
   bin_atoms(g, a.x.data(), a.y.data(), a.z.data(), nall, bins_);
   gather_binned_positions(a.x.data(), a.y.data(), a.z.data(), bins_);
   const double reach_sq = reach * reach;
@@ -167,7 +172,9 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
         // a valid index for a kernel that loads whole lane blocks.
         const int padded = std::min(whole_blocks(k), stride);
         if (buf.size() < static_cast<std::size_t>(padded)) buf.resize(padded);
-        for (int p = k; p < padded; ++p) buf[p] = i;
+        if (entry_shift != 0)
+          for (int p = 0; p < k; ++p) buf[p] <<= entry_shift;
+        for (int p = k; p < padded; ++p) buf[p] = i << entry_shift;
         // Block by block in fixed-size copies: a row is a few blocks, and
         // memmove's set-up cost more than the copy (4.6 % of a 1-thread
         // in.chain run, 2026-11-29).

@@ -13,8 +13,10 @@ class VerletBuilder {
  public:
   // Every pair closer than `reach` (cutoff + skin) is listed: in both atoms'
   // rows, or with `half` once, with the slabs that schedule it
-  // (NeighborList::half).
-  void build(const AtomStore& atoms, const SubDomain& sd, double reach, NeighborList& out, bool half = false);
+  // (NeighborList::half). Entries are atom << entry_shift
+  // (NeighborList::entry_shift; 0 for half lists).
+  void build(const AtomStore& atoms, const SubDomain& sd, double reach, NeighborList& out, bool half = false,
+             int entry_shift = 0);
 
   // Rows of at least this many bytes are written by streaming stores
   // (verlet_builder.cpp says why); the same lists either way.

@@ -62,7 +62,9 @@ class PairStyleImpl final : public PairStyle {
       one_type = pack_positions(a, pos_);
       args.pos = pos_.data();
     }
-    args.nbr = nl.index.data();
+    // The mixed kernel reads record offsets, the others atom indices
+    // (NeighborList::entry_shift).
+    if (!nl.clustered) args.nbr = rows_with_shift(nl, mixed_rows ? kRecordShift : 0, rows_);
     args.nbr_count = nl.count.data();
     args.stride = nl.stride;
     args.padded = nl.pad % kPairLanes == 0 && nl.stride % kPairLanes == 0;
@@ -303,6 +305,7 @@ class PairStyleImpl final : public PairStyle {
   std::vector<typename Pot::Params> params_;
   mutable LargeVector<double> pos_;     // scratch for compute()
   mutable LargeVector<int> pos_fixed_;  // the same, mixed precision's rows
+  mutable std::vector<int> rows_;       // the list converted, when its entries are not the kernel's
 };
 
 template <class Pot>

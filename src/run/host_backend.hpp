@@ -20,9 +20,10 @@ class HostBackend final : public AtomBackend {
   // periodic images of `box`). All must outlive this. `half_list`: build
   // half lists (NeighborList::half; every force must read them).
   // `clusters`: build the cluster layout instead (NeighborList::clustered;
-  // every force must read it).
+  // every force must read it). `record_offsets`: full rows of record
+  // offsets (NeighborList::entry_shift), for the mixed row kernel.
   HostBackend(AtomStore& atoms, NeighborList& list, const ForceList& forces, const Box& box, HaloExchange* halo,
-              bool half_list = false, bool clusters = false)
+              bool half_list = false, bool clusters = false, bool record_offsets = false)
       : atoms_(atoms),
         list_(list),
         forces_(forces),
@@ -30,7 +31,8 @@ class HostBackend final : public AtomBackend {
         halo_(halo),
         halo_atoms_(atoms),
         half_(half_list),
-        clusters_(clusters) {}
+        clusters_(clusters),
+        entry_shift_(record_offsets && !half_list ? kRecordShift : 0) {}
 
   HaloAtoms& halo_atoms() override { return halo_atoms_; }
   void wrap(const Box& box) override { PeriodicGhosts::wrap(atoms_, box); }
@@ -40,7 +42,7 @@ class HostBackend final : public AtomBackend {
     if (clusters_)
       cluster_builder_.build(atoms_, sd, reach, list_);
     else
-      builder_.build(atoms_, sd, reach, list_, half_);
+      builder_.build(atoms_, sd, reach, list_, half_, entry_shift_);
   }
   void refresh_ghosts() override;
   void compute_forces(bool energy) override;
@@ -65,6 +67,7 @@ class HostBackend final : public AtomBackend {
   PeriodicGhosts ghosts_;
   bool half_;
   bool clusters_;
+  int entry_shift_;
   bool virial_tensor_ = false;
   std::vector<double> tensor_[6];  // the locals' virial tensor, when asked
 };

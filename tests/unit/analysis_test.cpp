@@ -175,6 +175,11 @@ TEST_CASE("g(r) of uniform random points: the minimum-image count and g = 1 with
     VerletBuilder().build(a, SubDomain::whole(box), sim.reach(), half, true);
     REQUIRE(half.half);
     CHECK(rdf_histogram(a, half, l) == counts);
+    // So do rows of record offsets (NeighborList::entry_shift, a mixed run's).
+    NeighborList offsets;
+    VerletBuilder().build(a, SubDomain::whole(box), sim.reach(), offsets, false, kRecordShift);
+    REQUIRE(offsets.entry_shift == kRecordShift);
+    CHECK(rdf_histogram(a, offsets, l) == counts);
   }
 
   // An independent count: every ordered pair once, minimum image, no lists.

@@ -263,6 +263,13 @@ TEST_CASE("EAM lane kernels agree bitwise across variants, and with the functors
     NeighborList unpadded = nl;
     unpadded.pad = 1;
     CHECK(eam_passes(eam, sim.atoms(), unpadded, SimdLevel::kScalar) == scalar);
+    // Rows of record offsets (NeighborList::entry_shift) are read converted,
+    // by the kernels and the functors alike.
+    NeighborList offsets = nl;
+    for (int& e : offsets.index) e <<= kRecordShift;
+    offsets.entry_shift = kRecordShift;
+    CHECK(eam_passes(eam, sim.atoms(), offsets, SimdLevel::kScalar) == scalar);
+    CHECK(eam_passes(eam, sim.atoms(), offsets, std::nullopt) == functor);
     for (SimdLevel level : {SimdLevel::kAvx2, SimdLevel::kAvx512}) {
       if (!simd_supported(level)) {
         WARN("this CPU cannot run the " << simd_name(level) << " EAM kernel: not compared");

@@ -178,6 +178,59 @@ TEST_CASE("rows written by streaming stores are the rows of plain stores", "[nei
   CHECK(listed > (half ? 30 : 60) * static_cast<long>(a.nlocal));
 }
 
+// Rows of record offsets (NeighborList::entry_shift, what the mixed row
+// kernel reads) are the rows of atom indices shifted, padding included;
+// rows_with_shift converts either way; a run in mixed precision builds
+// them, one in double does not.
+TEST_CASE("rows of record offsets are the rows of atom indices, shifted", "[neighbor]") {
+  std::string yaml = test::lj_lattice_yaml(6, 1.44, 0, "{style: nve, dt: 0.005}");
+  Simulation sim(test::deck_from(yaml));
+  sim.setup();
+  sim.run(50, nullptr);
+  REQUIRE(sim.neighbor_list().entry_shift == 0);
+  const AtomStore& a = sim.atoms();
+  const SubDomain sd = SubDomain::whole(sim.box());
+  const bool streamed = GENERATE(false, true);
+  VerletBuilder b;
+  if (streamed) b.set_stream_rows_from(0);
+  NeighborList p, o;
+  b.build(a, sd, sim.reach(), p);
+  b.build(a, sd, sim.reach(), o, false, kRecordShift);
+  REQUIRE(p.entry_shift == 0);
+  REQUIRE(o.entry_shift == kRecordShift);
+  REQUIRE(p.stride == o.stride);
+  REQUIRE(p.count == o.count);
+  for (std::size_t i = 0; i < a.nlocal; ++i) {
+    const int padded = (p.count[i] + p.pad - 1) / p.pad * p.pad;
+    for (int k = 0; k < padded; ++k) REQUIRE(o.index[i * o.stride + k] == 16 * p.index[i * p.stride + k]);
+  }
+  // Converted either way: each row's entries and padding (the rest of a
+  // row's stride is never written, nor read).
+  std::vector<int> scratch;
+  const auto same_rows = [&](const NeighborList& want, const int* got) {
+    for (std::size_t i = 0; i < a.nlocal; ++i) {
+      const int padded = (want.count[i] + want.pad - 1) / want.pad * want.pad;
+      for (int k = 0; k < padded; ++k) REQUIRE(got[i * want.stride + k] == want.index[i * want.stride + k]);
+    }
+  };
+  same_rows(o, rows_with_shift(p, kRecordShift, scratch));
+  same_rows(p, rows_with_shift(o, 0, scratch));
+  REQUIRE(rows_with_shift(o, kRecordShift, scratch) == o.index.data());  // no copy when it holds them
+
+  REQUIRE_THROWS_WITH(b.build(a, sd, sim.reach(), o, true, kRecordShift), "a half list's rows hold atom indices");
+  // An atom index whose offset would not fit an int.
+  NeighborList big = p;
+  big.index[0] = 1 << (31 - kRecordShift);  // the 134217729th atom
+  REQUIRE_THROWS_WITH(rows_with_shift(big, kRecordShift, scratch),
+                      Catch::Contains("at most 134217728 atoms") && Catch::Contains("run on more ranks"));
+
+  std::string mixed = yaml + "precision: mixed\n";
+  Simulation ms(test::deck_from(mixed));
+  ms.setup();
+  ms.run(20, nullptr);
+  CHECK(ms.neighbor_list().entry_shift == kRecordShift);
+}
+
 // Each thread counts and places a range of cells: the bins are those of a
 // serial counting sort (every cell's atoms in index order) on any team.
 TEST_CASE("bin_atoms gives every team the serial bins", "[neighbor]") {

@@ -408,6 +408,25 @@ void check_mixed(bool two_types, bool clusters) {
     CHECK(v.first == mix.first);
     CHECK(v.second == mix.second);
   }
+  if (!clusters) {
+    // A run's rows hold record offsets (NeighborList::entry_shift), which
+    // the kernel reads as they are; the rows above held atom indices,
+    // converted for it. The same bits from either, in every variant; and
+    // double rows read offsets' rows converted back.
+    NeighborList offsets;
+    VerletBuilder().build(a, SubDomain::whole(sim.box()), sim.reach(), offsets, false, kRecordShift);
+    REQUIRE(offsets.entry_shift == kRecordShift);
+    for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+      if (!simd_supported(level)) continue;
+      INFO(simd_name(level) << ", rows of record offsets");
+      const auto v = computed(style, a, offsets, level, 2, true);
+      CHECK(v.first == mix.first);
+      CHECK(v.second == mix.second);
+    }
+    const auto back = computed(style, a, offsets, SimdLevel::kScalar, 1);
+    CHECK(back.first == ref.first);
+    CHECK(back.second == ref.second);
+  }
 }
 
 // Forces only (PassOptions::energy false, the steps that read no energy):

@@ -1,0 +1,11 @@
+#pragma once
+// Constants only: included by the kernels' translation units, which are
+// compiled for different CPUs and must share no inline code.
+
+namespace tessera {
+
+// Rows of record offsets (NeighborList::entry_shift) hold atom << this:
+// byte offsets of 16-byte records.
+constexpr int kRecordShift = 4;
+
+}  // namespace tessera
