@@ -31,7 +31,7 @@ struct NeighborList {
   // (HostBackend); other readers take entries through rows_with_shift.
   int entry_shift = 0;
   // When > 1: stride is a multiple of it, and each row is padded up to a
-  // multiple of it with the atom's own index, so that a vector kernel can
+  // multiple of it with the atom's own entry, so that a vector kernel can
   // read whole blocks (it must still ignore entries past count).
   int pad = 1;
   // Half list (neighbor.list: half, a CPU option; docs/algorithms.md,
