@@ -266,9 +266,8 @@ TEST_CASE("EAM lane kernels agree bitwise across variants, and with the functors
     unpadded.pad = 1;
     CHECK(eam_passes(eam, sim.atoms(), unpadded, SimdLevel::kScalar) == scalar);
     // Rows of record offsets (NeighborList::entry_shift) are read converted,
-    // by the kernels and the functors alike.
-    // (Only each row's entries and padding were written: rows_with_shift
-    // converts those.)
+    // by the kernels and the functors alike. Made by rows_with_shift, which
+    // shifts only each row's entries and padding (the rest is never written).
     NeighborList offsets = nl;
     std::vector<int> shifted;
     const int* rows = rows_with_shift(nl, kRecordShift, shifted);
