@@ -11,6 +11,7 @@ echo "test.sh: configuring and building every target (scripts/build.sh) ..."
 # Everything, whatever the caller's environment asks for: the suite needs
 # the test executables too.
 TARGETS= bash "$root/scripts/build.sh"
+echo "test.sh: dependencies and build took $SECONDS s"
 echo "test.sh: running the test suite (ctest in $build) ..."
 cd "$build"
 ctest --output-on-failure --parallel "$(nproc)" --label-exclude long

@@ -30,7 +30,8 @@ constexpr int kPairLanes = 8;
 template <class Params>
 struct PairKernelArgs : KernelOutputs {
   const double* pos;  // x, y, z, type (as a double) per atom, local and ghost
-  // Rows of atom indices; for `mixed`, of record offsets (NeighborList::entry_shift).
+  // Full rows (double or `mixed`) hold record offsets, a half list's rows
+  // atom indices (NeighborList::entry_shift).
   const int* nbr;
   const int* nbr_count;
   long stride;

@@ -111,9 +111,18 @@ inline void load_rows4(const Row& row, double* c0, double* c1, double* c2, doubl
 }
 
 // Packed coordinates and type of atoms idx[0, N) into lane arrays.
-template <int N = W>
+// kOffsets: idx holds record offsets (NeighborList::entry_shift), 16 j for
+// atom j, whose 32-byte record is then at byte 2 idx[l]: an address's scale,
+// where an index needs a shift of its own per neighbour.
+template <int N = W, bool kOffsets = false>
 inline void load_lanes(const double* pos, const int* idx, double* xj, double* yj, double* zj, double* tj) {
-  load_rows4<N>([&](int l) { return pos + 4L * idx[l]; }, xj, yj, zj, tj);
+  static_assert(4 * sizeof(double) == 2 << kRecordShift, "a record offset, doubled, is a 4-double record's");
+  if constexpr (kOffsets) {
+    const char* base = reinterpret_cast<const char*>(pos);
+    load_rows4<N>([&](int l) { return reinterpret_cast<const double*>(base + 2L * idx[l]); }, xj, yj, zj, tj);
+  } else {
+    load_rows4<N>([&](int l) { return pos + 4L * idx[l]; }, xj, yj, zj, tj);
+  }
 }
 
 // One block's pairs into the lane sums: force f (times the separation) and
@@ -159,7 +168,8 @@ inline void add_lane_sums(int nvalid, const double* dx, const double* dy, const 
 // away cut a full row's Pair by 11-15 %; benchmarks/NOTES.md, "What the
 // mixed row kernel waits on").
 // B > 1: B whole blocks, idx[0, B W), into lanes [0, B W) (pair_two_blocks).
-template <class Pot, bool kOneType, int N = W, int B = 1>
+// kOffsets: idx holds record offsets (load_lanes).
+template <class Pot, bool kOneType, int N = W, int B = 1, bool kOffsets = false>
 inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
                        double xi, double yi, double zi, double* dx, double* dy, double* dz, double* r2, double* f,
                        double* e, double* cut) {
@@ -167,7 +177,8 @@ inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const type
   using P = typename Pot::Params;
   constexpr int L = B * N;
   alignas(64) double xj[B * W], yj[B * W], zj[B * W], tj[B * W];
-  for (int b = 0; b < B; ++b) load_lanes<N>(a.pos, idx + b * W, xj + b * W, yj + b * W, zj + b * W, tj + b * W);
+  for (int b = 0; b < B; ++b)
+    load_lanes<N, kOffsets>(a.pos, idx + b * W, xj + b * W, yj + b * W, zj + b * W, tj + b * W);
 #pragma omp simd
   for (int l = 0; l < L; ++l) {
     dx[l] = xi - xj[l];
@@ -196,11 +207,11 @@ inline void eval_lanes(const PairKernelArgs<typename Pot::Params>& a, const type
 // lanes 0-3 as in a whole block. A whole block's lanes 4-7 would add +0 or
 // -0 there, which changes no bit: a lane sum starts at +0 and, rounding to
 // nearest, never becomes -0 (x + (-x) is +0), and +0 + (-0) is +0.
-template <class Pot, bool kOneType, bool kTensor, bool kEnergy, int N = W>
+template <class Pot, bool kOneType, bool kTensor, bool kEnergy, int N = W, bool kOffsets = false>
 inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row, const int* idx,
                        int nvalid, double xi, double yi, double zi, LaneSums& s, LaneTensor& vt) {
   alignas(64) double dx[W], dy[W], dz[W], r2[W], f[W], e[W], cut[W];
-  eval_lanes<Pot, kOneType, N>(a, row, idx, xi, yi, zi, dx, dy, dz, r2, f, e, cut);
+  eval_lanes<Pot, kOneType, N, 1, kOffsets>(a, row, idx, xi, yi, zi, dx, dy, dz, r2, f, e, cut);
   add_lane_sums<kTensor, kEnergy, N>(nvalid, dx, dy, dz, r2, cut, f, e, s, vt);
 }
 
@@ -214,11 +225,11 @@ inline void pair_block(const PairKernelArgs<typename Pot::Params>& a, const type
 // (1 thread: Morse 256k Pair -7.5 %, in.lj 32k -5 %; the mixed rows, done
 // the same way, ran 7 % slower, their 32 float lanes spilling registers;
 // benchmarks/NOTES.md, 2026-11-30).
-template <class Pot, bool kOneType, bool kTensor, bool kEnergy>
+template <class Pot, bool kOneType, bool kTensor, bool kEnergy, bool kOffsets = false>
 inline void pair_two_blocks(const PairKernelArgs<typename Pot::Params>& a, const typename Pot::Params* row,
                             const int* idx, double xi, double yi, double zi, LaneSums& s, LaneTensor& vt) {
   alignas(64) double dx[2 * W], dy[2 * W], dz[2 * W], r2[2 * W], f[2 * W], e[2 * W], cut[2 * W];
-  eval_lanes<Pot, kOneType, W, 2>(a, row, idx, xi, yi, zi, dx, dy, dz, r2, f, e, cut);
+  eval_lanes<Pot, kOneType, W, 2, kOffsets>(a, row, idx, xi, yi, zi, dx, dy, dz, r2, f, e, cut);
   for (int b = 0; b < 2; ++b) {
     const int o = b * W;
     add_lane_sums<kTensor, kEnergy>(W, dx + o, dy + o, dz + o, r2 + o, cut + o, f + o, e + o, s, vt);
@@ -305,11 +316,12 @@ inline void store_lane_sums(const Args& a, int i, const LaneSums& s, const LaneT
 
 // A row's last, partial block from entry k of its n: read in place when
 // the row is padded (valid atoms up to the next block), else copied into
-// `copy` with atom i itself in the lanes past the end.
+// `copy` with `self`, the row's own atom's entry (its index or its record
+// offset, as the row holds), in the lanes past the end.
 template <int L>
-inline const int* row_tail(const int* list, int k, int n, bool padded, int i, int* copy) {
+inline const int* row_tail(const int* list, int k, int n, bool padded, int self, int* copy) {
   if (padded) return list + k;
-  for (int l = 0; l < L; ++l) copy[l] = k + l < n ? list[k + l] : i;
+  for (int l = 0; l < L; ++l) copy[l] = k + l < n ? list[k + l] : self;
   return copy;
 }
 
@@ -384,24 +396,25 @@ __attribute__((flatten)) void pair_rows(const PairKernelArgs<typename Pot::Param
     if constexpr (!kHalf) {
       // for_lane_blocks's blocks, in a plain loop: through its lambda Pair
       // took 2-9 % longer (benchmarks/NOTES.md, "What the mixed row kernel
-      // waits on"). Same blocks, same sums.
+      // waits on"). Same blocks, same sums. Full rows hold record offsets
+      // (PairKernelArgs::nbr).
       const int* list = a.nbr + i * a.stride;
       const int n = a.nbr_count[i];
       prefetch_row_ahead(a, i, end);
       int m = 0;
       for (; m + 2 * W <= n; m += 2 * W)
-        pair_two_blocks<Pot, kOneType, kTensor, kEnergy>(a, row, list + m, pi[0], pi[1], pi[2], s, vt);
+        pair_two_blocks<Pot, kOneType, kTensor, kEnergy, true>(a, row, list + m, pi[0], pi[1], pi[2], s, vt);
       for (; m + W <= n; m += W)
-        pair_block<Pot, kOneType, kTensor, kEnergy>(a, row, list + m, W, pi[0], pi[1], pi[2], s, vt);
+        pair_block<Pot, kOneType, kTensor, kEnergy, W, true>(a, row, list + m, W, pi[0], pi[1], pi[2], s, vt);
       if (const int rest = n - m; rest > 0) {
         alignas(64) int copy[W];
-        const int* idx = row_tail<W>(list, m, n, a.padded, i, copy);
+        const int* idx = row_tail<W>(list, m, n, a.padded, i << kRecordShift, copy);
         // A row's short last block (or a short row): half the lanes' work.
         // WCA melts have 10-14 neighbours a row, so most rows end in one.
         if (rest <= 4)
-          pair_block<Pot, kOneType, kTensor, kEnergy, 4>(a, row, idx, rest, pi[0], pi[1], pi[2], s, vt);
+          pair_block<Pot, kOneType, kTensor, kEnergy, 4, true>(a, row, idx, rest, pi[0], pi[1], pi[2], s, vt);
         else
-          pair_block<Pot, kOneType, kTensor, kEnergy>(a, row, idx, rest, pi[0], pi[1], pi[2], s, vt);
+          pair_block<Pot, kOneType, kTensor, kEnergy, W, true>(a, row, idx, rest, pi[0], pi[1], pi[2], s, vt);
       }
     } else {
       for_lane_blocks(a.nbr + i * a.stride, a.nbr_count[i], a.padded, i, [&](const int* idx, int nvalid) {

@@ -149,6 +149,7 @@ class BondedForceOf : public Force {
   const char* name() const override { return Style::name; }
   double max_cutoff() const override { return 0; }
   bool reads_half_list() const override { return true; }  // partners by id, not by the list's rows
+  bool reads_record_offsets() const override { return true; }
   bool may_fail() const override { return true; }
   std::string failure() const override { return failure_; }
   std::string warning() const override { return warning_; }
@@ -344,6 +345,7 @@ class SpecialPairCorrection final : public Force {
   const char* name() const override { return "special pairs"; }
   double max_cutoff() const override { return 0; }
   bool reads_half_list() const override { return true; }  // partners by id, not by the list's rows
+  bool reads_record_offsets() const override { return true; }
   void compute_pass(int, AtomStore& a, const NeighborList& list, const PassOptions& opt) const override;
   // What the device twin is made from: the pair style and the factors of
   // levels 1-2, 1-3 and 1-4.

@@ -62,6 +62,12 @@ class Force {
   // (NeighborList::clustered); the CPU builds it for `neighbor.layout:
   // clusters` only when every force of the run does, and rows otherwise.
   virtual bool reads_clusters() const { return false; }
+  // Whether this force reads full rows of record offsets
+  // (NeighborList::entry_shift) as they are; the CPU builds them so only
+  // when every force of the run does, and atom indices otherwise (a force
+  // that wants the other form converts: rows_with_shift). A force that reads
+  // no rows (bonds, angles) says yes.
+  virtual bool reads_record_offsets() const { return false; }
   // Whether this force has a float form for PassOptions::mixed on full
   // rows (the cluster layout's forces all have one).
   virtual bool computes_mixed() const { return false; }

@@ -72,6 +72,12 @@ bool ForceList::computes_mixed() const {
   return false;
 }
 
+bool ForceList::reads_record_offsets() const {
+  for (const auto& f : forces_)
+    if (!f->reads_record_offsets()) return false;
+  return !forces_.empty();
+}
+
 bool ForceList::reads_half_list() const {
   for (const auto& f : forces_)
     if (!f->reads_half_list()) return false;

@@ -25,6 +25,9 @@ class ForceList {
   double max_cutoff() const;
   // Whether every force runs on a half list (Force::reads_half_list).
   bool reads_half_list() const;
+  // Whether every force reads full rows of record offsets
+  // (Force::reads_record_offsets).
+  bool reads_record_offsets() const;
   // Whether every force runs on the CPU's cluster layout (Force::reads_clusters).
   bool reads_clusters() const;
   // Whether some force computes in float under mixed precision on full rows

@@ -9,7 +9,7 @@
 namespace tessera {
 
 std::string record_offsets_limit(long atoms) {
-  return fmt::format("precision: mixed on the cpu backend lists neighbours as byte offsets of 16-byte records, "
+  return fmt::format("the cpu backend lists a pair style's neighbours as byte offsets of 16-byte records, "
                      "which hold at most {} atoms (locals and ghosts) a rank; this rank holds {}: run on more ranks",
                      (std::numeric_limits<int>::max() >> kRecordShift) + 1L, atoms);
 }

@@ -24,11 +24,14 @@ struct NeighborList {
   LargeVector<int> index;
   // Entries are atom << entry_shift: 0, atom indices, or kRecordShift, byte
   // offsets of 16-byte records (the mixed row kernel's, cpu_positions.hpp),
-  // which that kernel adds to its records' address as they are. An x86
-  // address scales an index by at most 8, so an index of 16-byte records
-  // costs a shift per neighbour: 5-8 % of that kernel's time (in.lj 32k and
-  // 256k mixed, 2026-12-01). Rows of offsets are built only for it
-  // (HostBackend); other readers take entries through rows_with_shift.
+  // which that kernel adds to its records' address as they are, and the
+  // double row kernel doubled, in the address's scale (32-byte records).
+  // An x86 address scales an index by at most 8, so an index of 16- or
+  // 32-byte records costs a shift per neighbour: 5-8 % of the mixed
+  // kernel's time (in.lj 32k and 256k mixed, 2026-12-01). Rows of offsets
+  // are built only when every force reads them (HostBackend,
+  // Force::reads_record_offsets); other readers take entries through
+  // rows_with_shift.
   int entry_shift = 0;
   // When > 1: stride is a multiple of it, and each row is padded up to a
   // multiple of it with the atom's own entry, so that a vector kernel can

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -172,21 +171,29 @@ void VerletBuilder::build(const AtomStore& a, const SubDomain& sd, double reach,
         // a valid index for a kernel that loads whole lane blocks.
         const int padded = std::min(whole_blocks(k), stride);
         if (buf.size() < static_cast<std::size_t>(padded)) buf.resize(padded);
-        if (entry_shift != 0)
-          for (int p = 0; p < k; ++p) buf[p] <<= entry_shift;
-        for (int p = k; p < padded; ++p) buf[p] = i << entry_shift;
-        // Block by block in fixed-size copies: a row is a few blocks, and
-        // memmove's set-up cost more than the copy (4.6 % of a 1-thread
-        // in.chain run, 2026-11-29).
+        for (int p = k; p < padded; ++p) buf[p] = i;
+        // The entries shifted as they are copied, four at a time: a row is
+        // a few blocks, and memmove's set-up cost more than the copy (4.6 %
+        // of a 1-thread in.chain run, 2026-11-29). The shift is a local:
+        // read through the lambda's reference, every store to buf might
+        // have changed it, and a shift loop of its own stayed scalar (16 %
+        // of the build's own samples, in.lj 32k mixed, 2026-12-01).
+        const int shift = entry_shift;
+        const int* from = buf.data();
         int* row = nl.index.data() + static_cast<long>(i) * stride;
 #if defined(__SSE2__)
+        const __m128i count = _mm_cvtsi32_si128(shift);
+        auto shifted = [&](int b) {
+          return _mm_sll_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from + b)), count);
+        };
         if (stream_rows) {
-          for (int b = 0; b < padded; b += 4)
-            _mm_stream_si128(reinterpret_cast<__m128i*>(row + b),
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf.data() + b)));
-        } else
+          for (int b = 0; b < padded; b += 4) _mm_stream_si128(reinterpret_cast<__m128i*>(row + b), shifted(b));
+        } else {
+          for (int b = 0; b < padded; b += 4) _mm_storeu_si128(reinterpret_cast<__m128i*>(row + b), shifted(b));
+        }
+#else
+        for (int p = 0; p < padded; ++p) row[p] = from[p] << shift;
 #endif
-          for (int b = 0; b < padded; b += kPairLanes) std::memcpy(row + b, buf.data() + b, sizeof(int) * kPairLanes);
         nl.count[i] = k;
         needed = std::max(needed, k);
       };

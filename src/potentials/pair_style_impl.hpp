@@ -62,9 +62,9 @@ class PairStyleImpl final : public PairStyle {
       one_type = pack_positions(a, pos_);
       args.pos = pos_.data();
     }
-    // The mixed kernel reads record offsets, the others atom indices
+    // Full rows' kernels read record offsets, half rows' atom indices
     // (NeighborList::entry_shift).
-    if (!nl.clustered) args.nbr = rows_with_shift(nl, mixed_rows ? kRecordShift : 0, rows_);
+    if (!nl.clustered) args.nbr = rows_with_shift(nl, nl.half ? 0 : kRecordShift, rows_);
     args.nbr_count = nl.count.data();
     args.stride = nl.stride;
     args.padded = nl.pad % kPairLanes == 0 && nl.stride % kPairLanes == 0;
@@ -92,6 +92,7 @@ class PairStyleImpl final : public PairStyle {
   }
 
   bool reads_half_list() const override { return true; }
+  bool reads_record_offsets() const override { return true; }
   bool reads_clusters() const override { return true; }
   bool computes_mixed() const override { return true; }
 

@@ -21,7 +21,8 @@ class HostBackend final : public AtomBackend {
   // half lists (NeighborList::half; every force must read them).
   // `clusters`: build the cluster layout instead (NeighborList::clustered;
   // every force must read it). `record_offsets`: full rows of record
-  // offsets (NeighborList::entry_shift), for the mixed row kernel.
+  // offsets (NeighborList::entry_shift), for the pair styles' row kernels
+  // (ForceList::reads_record_offsets).
   HostBackend(AtomStore& atoms, NeighborList& list, const ForceList& forces, const Box& box, HaloExchange* halo,
               bool half_list = false, bool clusters = false, bool record_offsets = false)
       : atoms_(atoms),

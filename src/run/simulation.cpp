@@ -120,11 +120,11 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   // rows or clusters (half rows, EAM and bonded terms stay double).
   cpu_mixed_ = deck_.precision == "mixed" && (cpu_clusters_ || (!half_list_ && forces_.computes_mixed()));
   forces_.set_mixed(cpu_mixed_);
-  // The pair styles' mixed row kernel reads rows of record offsets; in a
-  // mixed run no other force reads the rows' entries (EAM, which does,
-  // never runs mixed), and the rdf converts.
-  backend_ = std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr,
-                                           half_list_, cpu_clusters_, cpu_mixed_ && !cpu_clusters_ && !half_list_);
+  // The pair styles' full rows read record offsets, EAM's atom indices
+  // (the rdf converts whichever it finds).
+  backend_ =
+      std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr, half_list_,
+                                    cpu_clusters_, !cpu_clusters_ && !half_list_ && forces_.reads_record_offsets());
   // Every rank builds the whole system (identical everywhere: lattice or
   // file, velocities drawn per id) and keeps the atoms of its sub-box.
   if (comm_.parallel()) {

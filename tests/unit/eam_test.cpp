@@ -247,6 +247,9 @@ TEST_CASE("EAM lane kernels agree bitwise across variants, and with the functors
     const auto& eam = dynamic_cast<const EamForce&>(sim.potential());
     const NeighborList& nl = sim.neighbor_list();
     REQUIRE(nl.pad == kPairLanes);
+    // EAM reads atom indices (Force::reads_record_offsets): its run's rows
+    // hold them, unconverted.
+    REQUIRE(nl.entry_shift == 0);
     int partial = 0;
     for (std::size_t i = 0; i < sim.atoms().nlocal; ++i) partial += nl.count[i] % kPairLanes != 0;
     CHECK(partial > 0);
@@ -268,11 +271,7 @@ TEST_CASE("EAM lane kernels agree bitwise across variants, and with the functors
     // Rows of record offsets (NeighborList::entry_shift) are read converted,
     // by the kernels and the functors alike. Made by rows_with_shift, which
     // shifts only each row's entries and padding (the rest is never written).
-    NeighborList offsets = nl;
-    std::vector<int> shifted;
-    const int* rows = rows_with_shift(nl, kRecordShift, shifted);
-    std::copy(rows, rows + nl.index.size(), offsets.index.begin());
-    offsets.entry_shift = kRecordShift;
+    const NeighborList offsets = test::list_with_shift(nl, kRecordShift);
     CHECK(eam_passes(eam, sim.atoms(), offsets, SimdLevel::kScalar) == scalar);
     CHECK(eam_passes(eam, sim.atoms(), offsets, std::nullopt) == functor);
     for (SimdLevel level : {SimdLevel::kAvx2, SimdLevel::kAvx512}) {

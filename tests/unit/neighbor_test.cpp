@@ -21,7 +21,7 @@ std::size_t require_exact_list(Simulation& sim) {
   auto& a = sim.atoms();
   const Box& box = sim.box();
   const double reach = sim.reach();
-  const auto& nl = sim.neighbor_list();
+  const NeighborList nl = test::list_with_shift(sim.neighbor_list(), 0);
   std::size_t checked = 0;
   for (std::size_t i = 0; i < a.nlocal; ++i) {
     std::multiset<std::pair<AtomId, long>> expect, got;
@@ -178,16 +178,17 @@ TEST_CASE("rows written by streaming stores are the rows of plain stores", "[nei
   CHECK(listed > (half ? 30 : 60) * static_cast<long>(a.nlocal));
 }
 
-// Rows of record offsets (NeighborList::entry_shift, what the mixed row
-// kernel reads) are the rows of atom indices shifted, padding included;
-// rows_with_shift converts either way; a run in mixed precision builds
-// them, one in double does not.
+// Rows of record offsets (NeighborList::entry_shift, what the pair styles'
+// row kernels read) are the rows of atom indices shifted, padding included;
+// rows_with_shift converts either way; a pair style's run builds them in
+// either precision, on full rows only (an EAM run's hold atom indices:
+// eam_test).
 TEST_CASE("rows of record offsets are the rows of atom indices, shifted", "[neighbor]") {
   std::string yaml = test::lj_lattice_yaml(6, 1.44, 0, "{style: nve, dt: 0.005}");
   Simulation sim(test::deck_from(yaml));
   sim.setup();
   sim.run(50, nullptr);
-  REQUIRE(sim.neighbor_list().entry_shift == 0);
+  REQUIRE(sim.neighbor_list().entry_shift == kRecordShift);
   const AtomStore& a = sim.atoms();
   const SubDomain sd = SubDomain::whole(sim.box());
   const bool streamed = GENERATE(false, true);
@@ -229,6 +230,15 @@ TEST_CASE("rows of record offsets are the rows of atom indices, shifted", "[neig
   ms.setup();
   ms.run(20, nullptr);
   CHECK(ms.neighbor_list().entry_shift == kRecordShift);
+  std::string half = yaml;
+  const std::string skin = "neighbor: {skin: 0.3}";
+  REQUIRE(half.find(skin) != std::string::npos);
+  half.replace(half.find(skin), skin.size(), "neighbor: {skin: 0.3, list: half}");
+  Simulation hs(test::deck_from(half));
+  hs.setup();
+  hs.run(20, nullptr);
+  CHECK(hs.neighbor_list().half);
+  CHECK(hs.neighbor_list().entry_shift == 0);
 }
 
 // Each thread counts and places a range of cells: the bins are those of a

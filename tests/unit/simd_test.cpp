@@ -96,7 +96,8 @@ PairStyleImpl<Pot> make_style() {
 
 template <class Pot>
 Result reference(const PairStyleImpl<Pot>& style, AtomStore a, const NeighborList& nl) {
-  PairForce<Pot> f{a.x.data(),     a.y.data(),       a.z.data(), a.type.data(), nl.index.data(), nl.count.data(),
+  std::vector<int> indices;  // PairForce reads atom indices
+  PairForce<Pot> f{a.x.data(),     a.y.data(),       a.z.data(), a.type.data(), rows_with_shift(nl, 0, indices), nl.count.data(),
                    nl.stride,      style.params().data(), 3,       kernel_outputs(a, PassOptions{})};
   for (std::size_t i = 0; i < a.nlocal; ++i) f(static_cast<int>(i));
   return result_of(a);
@@ -115,7 +116,8 @@ Result fallback(const PairStyleImpl<Pot>& style, AtomStore a, const NeighborList
   }
   PairKernelArgs<typename Pot::Params> args;
   args.pos = pos.data();
-  args.nbr = nl.index.data();
+  std::vector<int> offsets;  // full rows' kernels read record offsets
+  args.nbr = rows_with_shift(nl, kRecordShift, offsets);
   args.nbr_count = nl.count.data();
   args.stride = nl.stride;
   args.padded = false;
@@ -242,7 +244,7 @@ void check_half(bool two_types) {
   const std::unique_ptr<Simulation> made = random_system(two_types, 3);
   Simulation& sim = *made;
   const AtomStore& a = sim.atoms();
-  const NeighborList& full = sim.neighbor_list();
+  const NeighborList full = test::list_with_shift(sim.neighbor_list(), 0);
   NeighborList half;
   VerletBuilder().build(a, SubDomain::whole(sim.box()), sim.reach(), half, true);
   REQUIRE(half.half);
@@ -284,7 +286,7 @@ void check_clusters(bool two_types) {
   const std::unique_ptr<Simulation> made = random_system(two_types, 4);
   Simulation& sim = *made;
   const AtomStore& a = sim.atoms();
-  const NeighborList& full = sim.neighbor_list();
+  const NeighborList full = test::list_with_shift(sim.neighbor_list(), 0);
   NeighborList cl;
   ClusterListBuilder().build(a, SubDomain::whole(sim.box()), sim.reach(), cl);
   REQUIRE(cl.clustered);
@@ -410,9 +412,9 @@ void check_mixed(bool two_types, bool clusters) {
   }
   if (!clusters) {
     // A run's rows hold record offsets (NeighborList::entry_shift), which
-    // the kernel reads as they are; the rows above held atom indices,
-    // converted for it. The same bits from either, in every variant; and
-    // double rows read offsets' rows converted back.
+    // the kernels read as they are; the rows above held atom indices,
+    // converted for them. The same bits from either, in every variant, in
+    // mixed precision and in double.
     NeighborList offsets;
     VerletBuilder().build(a, SubDomain::whole(sim.box()), sim.reach(), offsets, false, kRecordShift);
     REQUIRE(offsets.entry_shift == kRecordShift);
@@ -423,9 +425,13 @@ void check_mixed(bool two_types, bool clusters) {
       CHECK(v.first == mix.first);
       CHECK(v.second == mix.second);
     }
-    const auto back = computed(style, a, offsets, SimdLevel::kScalar, 1);
-    CHECK(back.first == ref.first);
-    CHECK(back.second == ref.second);
+    for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kAvx2, SimdLevel::kAvx512}) {
+      if (!simd_supported(level)) continue;
+      INFO(simd_name(level) << ", double, rows of record offsets");
+      const auto v = computed(style, a, offsets, level, 2);
+      CHECK(v.first == ref.first);
+      CHECK(v.second == ref.second);
+    }
   }
 }
 

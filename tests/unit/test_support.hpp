@@ -14,8 +14,21 @@
 #include <vector>
 
 #include "deck/deck.hpp"
+#include "neighbor/neighbor_list.hpp"
 
 namespace tessera::test {
+
+// A copy of `nl` whose rows hold atom << shift (NeighborList::entry_shift):
+// a run's rows hold what its forces read (record offsets for the pair
+// styles), and a test that reads entries as atoms asks for shift 0.
+inline NeighborList list_with_shift(const NeighborList& nl, int shift) {
+  NeighborList out = nl;
+  std::vector<int> scratch;
+  const int* rows = rows_with_shift(nl, shift, scratch);
+  std::copy(rows, rows + nl.index.size(), out.index.begin());
+  out.entry_shift = shift;
+  return out;
+}
 
 inline std::string reference(const std::string& name) { return std::string(TESSERA_REFERENCE_DIR) + "/" + name; }
 
