@@ -8,10 +8,10 @@
 
 namespace tessera {
 
-std::string record_offsets_limit(long atoms) {
+std::string record_offsets_limit(long atoms, long limit) {
   return fmt::format("the cpu backend lists a pair style's neighbours as byte offsets of 16-byte records, "
                      "which hold at most {} atoms (locals and ghosts) a rank; this rank holds {}: run on more ranks",
-                     (std::numeric_limits<int>::max() >> kRecordShift) + 1L, atoms);
+                     limit, atoms);
 }
 
 const int* rows_with_shift(const NeighborList& nl, int shift, std::vector<int>& scratch) {

@@ -66,6 +66,6 @@ const int* rows_with_shift(const NeighborList& nl, int shift, std::vector<int>& 
 
 // Why a rank of `atoms` atoms (locals and ghosts) cannot have rows of
 // record offsets: they would not fit an int.
-std::string record_offsets_limit(long atoms);
+std::string record_offsets_limit(long atoms, long limit = kRecordOffsetAtoms);
 
 }  // namespace tessera

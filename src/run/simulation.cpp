@@ -122,9 +122,9 @@ Simulation::Simulation(const Deck& deck, const Communicator& comm)
   forces_.set_mixed(cpu_mixed_);
   // The pair styles' full rows read record offsets, EAM's atom indices
   // (the rdf converts whichever it finds).
-  backend_ =
-      std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr, half_list_,
-                                    cpu_clusters_, !cpu_clusters_ && !half_list_ && forces_.reads_record_offsets());
+  record_offsets_ = !cpu_clusters_ && !half_list_ && forces_.reads_record_offsets();
+  backend_ = std::make_unique<HostBackend>(atoms_, nlist_, forces_, box_, comm_.parallel() ? &halo_ : nullptr,
+                                           half_list_, cpu_clusters_, record_offsets_);
   // Every rank builds the whole system (identical everywhere: lattice or
   // file, velocities drawn per id) and keeps the atoms of its sub-box.
   if (comm_.parallel()) {
@@ -312,9 +312,22 @@ void Simulation::migrate(HaloAtoms& atoms) {
 }
 
 void Simulation::build_list() {
+  if (record_offsets_ && !device_) check_record_offsets();
   backend_->build_list(sub_, reach_, halo_.swaps());
   list_current_ = true;
   if (device_ && comm_.parallel() && !transport_.tested()) check_halo_transport();
+}
+
+// Checked before every CPU build, on every rank together: the builder
+// alone would stop one rank, and the others would wait for it.
+void Simulation::check_record_offsets() const {
+  const long nall = static_cast<long>(atoms_.nall());
+  const bool over = nall > record_offset_atoms_;
+  if (comm_.max(over ? 1 : 0) == 0) return;
+  if (!over) throw SimulationError("");
+  throw SimulationError(fmt::format("step {}: {}{}", step_,
+                                    comm_.parallel() ? fmt::format("rank {}: ", comm_.rank()) : "",
+                                    record_offsets_limit(nall, record_offset_atoms_)));
 }
 
 void Simulation::check_halo_transport() {

@@ -144,6 +144,9 @@ class Simulation {
   // stopped in between (an atom check failed) has no list for its atoms,
   // and neighbor_list() must not be read.
   bool list_current() const { return list_current_; }
+  // For tests: the most atoms (locals and ghosts) a rank may hold when its
+  // rows hold record offsets (default kRecordOffsetAtoms).
+  void set_record_offset_atoms_for_test(long atoms) { record_offset_atoms_ = atoms; }
   long list_builds() const { return device_ ? device_->builds() : nlist_.builds; }
   long step() const { return step_; }
   long long natoms() const { return natoms_; }
@@ -204,6 +207,9 @@ class Simulation {
   void build_ghosts();
   // The list of the current locals and ghosts, where the atoms live.
   void build_list();
+  // Stops the run on every rank, the rank that holds too many saying so,
+  // when a rank's atoms outgrow rows of record offsets.
+  void check_record_offsets() const;
   // Moves the rank grid's cut planes when the ranks' work differs (deck
   // load_balance), just before a list rebuild migrates the atoms.
   void maybe_balance();
@@ -318,6 +324,8 @@ class Simulation {
   bool half_list_ = false;  // the CPU builds half lists (deck neighbor.list)
   bool cpu_clusters_ = false;  // the CPU builds the cluster layout (deck neighbor.layout)
   bool cpu_mixed_ = false;     // the CPU's pair styles compute in float (deck precision)
+  bool record_offsets_ = false;  // the CPU's rows hold record offsets (NeighborList::entry_shift)
+  long record_offset_atoms_ = kRecordOffsetAtoms;
   bool box_changed_ = false;  // set_box since the last build: rebuild next
   Box box_at_build_;          // the box the list was built in
   double total_mass_ = 0;     // of every atom (thermo's density)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <set>
 
+#include "core/error.hpp"
 #include "neighbor/cell_grid.hpp"
 #include "neighbor/verlet_builder.hpp"
 #include "run/simulation.hpp"
@@ -239,6 +240,27 @@ TEST_CASE("rows of record offsets are the rows of atom indices, shifted", "[neig
   hs.run(20, nullptr);
   CHECK(hs.neighbor_list().half);
   CHECK(hs.neighbor_list().entry_shift == 0);
+
+  // A rank whose atoms outgrow the offsets (2^27, lowered here) stops the
+  // run with a message saying how many it holds and what to do; one on half
+  // rows, which hold atom indices, runs on.
+  Simulation over(test::deck_from(yaml));
+  over.set_record_offset_atoms_for_test(100);
+  std::string stopped = "(did not stop)";
+  try {
+    over.setup();
+  } catch (const SimulationError& e) {
+    stopped = e.what();
+  }
+  INFO(stopped);
+  CHECK(stopped.rfind("step 0: ", 0) == 0);
+  CHECK(stopped.find("at most 100 atoms") != std::string::npos);
+  CHECK(stopped.find("run on more ranks") != std::string::npos);
+  Simulation half_over(test::deck_from(half));
+  half_over.set_record_offset_atoms_for_test(100);
+  half_over.setup();
+  half_over.run(5, nullptr);
+  CHECK(half_over.neighbor_list().entry_shift == 0);
 }
 
 // Each thread counts and places a range of cells: the bins are those of a
