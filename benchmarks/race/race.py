@@ -350,14 +350,20 @@ def gromacs_loop(args):
     return 0
 
 
+QUIET_HOST = 1.10  # a run's host reading at most this times the race's lowest: quiet
+
+
 def report(args):
     runs = {}  # (case, engine) -> [atom-steps/s]
+    host = {}  # (case, engine) -> [the host probe's ns per load around each run, or None]
     atoms = {}
     steps = {}
     with open(args.timings) as f:
         for r in csv.DictReader(f, delimiter="\t"):
             n, s = int(r["atoms"]), int(r["steps"])
             runs.setdefault((r["case"], r["engine"]), []).append(n * s / float(r["loop_s"]))
+            h = r.get("host_ns") or "-"
+            host.setdefault((r["case"], r["engine"]), []).append(None if h == "-" else float(h))
             atoms[r["case"]], steps[r["case"]] = n, s
     cases = list(atoms)
     label = {e: tessera_label(e) for e in ("tessera", *TESSERA_ALSO, *TESSERA_RANKS)} | {
@@ -365,6 +371,15 @@ def report(args):
              **{e: "GROMACS " + " ".join(e.split("_")[1:]) for e in GMX_ENGINES}}
     med = {k: statistics.median(v) for k, v in runs.items()}
     spread = {k: f"{min(v):.3e} .. {max(v):.3e}" for k, v in runs.items()}
+    # The runs' spread about their median, in per cent, and the same over the
+    # runs the host probe (run.sh, host_probe.c) read quiet: no reading above
+    # QUIET_HOST times the race's lowest, so a shared host's slow minutes
+    # (every engine slows in them) are told apart from an engine's own spread.
+    pct = lambda v, m: f"{100 * (min(v) / m - 1):+.1f} / {100 * (max(v) / m - 1):+.1f} %"
+    readings = [h for v in host.values() for h in v]
+    probed = bool(readings) and all(h is not None for h in readings)
+    floor = min(readings) if probed else None
+    quiet = {k: [x for x, h in zip(v, host[k]) if h <= QUIET_HOST * floor] for k, v in runs.items()} if probed else {}
     # The LAMMPS variants this race timed, in VARIANTS' order: the double ones,
     # and apart from them those in mixed precision.
     lammps = [e for e in VARIANTS if e not in LAMMPS_MIXED and any(k[1] == e for k in runs)]
@@ -486,18 +501,33 @@ def report(args):
         out += ["", "LAMMPS variants that failed, left out of that case from the failing repetition on:", "",
                 "| case | variant | error |", "| --- | --- | --- |"]
         out += [f"| {c} | {VARIANTS.get(e, (e,))[0]} | {err.replace('|', '/')} |" for c, e, err in failures]
-    out += ["", "All runs (median, min .. max, atom-steps/s):", "",
-            "| case | engine | median | min .. max |", "| --- | --- | ---: | --- |"]
+    out += ["", "All runs (median, min .. max, atom-steps/s; spread: min and max against the median"
+            + ("; quiet: the runs the host probe read quiet, their spread against their own median):"
+               if probed else "; no host probe readings):"), "",
+            "| case | engine | median | min .. max | spread |" + (" quiet runs | spread of quiet runs |" if probed else ""),
+            "| --- | --- | ---: | --- | ---: |" + (" ---: | ---: |" if probed else "")]
     for c in cases:
         for e in ("tessera", *also, *lammps, *lmixed, *gmx):
             if (c, e) in runs:
-                out.append(f"| {c} | {label[e]} | {med[(c, e)]:.3e} | {spread[(c, e)]} |")
+                row = f"| {c} | {label[e]} | {med[(c, e)]:.3e} | {spread[(c, e)]} | {pct(runs[(c, e)], med[(c, e)])} |"
+                if probed:
+                    q = quiet[(c, e)]
+                    row += f" {len(q)} of {len(runs[(c, e)])} |"
+                    row += f" {pct(q, statistics.median(q))} |" if q else " — |"
+                out.append(row)
 
     lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
     model = re.search(r"Model name:\s*(.*)", lscpu)
     out += ["", "## Setup", "",
             f"- Machine: {model.group(1) if model else '?'}, {os.cpu_count()} logical CPUs; "
             f"load average before -> after: {args.load} (the timings are only comparable on an idle machine)",
+            (f"- Host probe (benchmarks/race/host_probe.c): a pointer chase through 512 KB on each core used, "
+             f"before and after every timed run, the slowest reading kept: {floor:.2f} to {max(readings):.2f} ns "
+             f"per load over this race; a run is quiet when its reading is at most {QUIET_HOST} x the lowest "
+             f"({sum(h <= QUIET_HOST * floor for h in readings)} of {len(readings)} runs). On a shared VM a busy "
+             "tenant on the same physical core takes L2 from it, the reading rises and every engine slows; "
+             "medians and ratios above take every run." if probed else
+             "- Host probe: none (run.sh found no C compiler or no taskset)"),
             f"- Cores used: {args.cores} (Tessera: {args.tessera_layout}; "
             f"LAMMPS: {args.cores} MPI ranks, 1 thread each"
             + (f"; GROMACS: each layout, {GMX_LAYOUTS['tmpi']} (tmpi) and {GMX_LAYOUTS['omp']} (omp), "

@@ -242,6 +242,30 @@ fi
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/race.XXXXXX")"
 echo "run.sh: logs and inputs in $scratch"
 
+# The host's state around every timed run (host_probe.c): the slowest of the
+# cores' pointer-chase readings, before or after the run, so the report can
+# tell the engines' own spread from a shared host's slow minutes. Without a
+# C compiler or taskset the column reads "-" and the report says so.
+probe="$scratch/host_probe"
+{ command -v taskset > /dev/null && cc -O2 -o "$probe" "$here/host_probe.c" 2> /dev/null; } || probe=""
+probe_host() {  # prints the slowest core's ns per load, or - without the probe
+  [ -n "$probe" ] || { echo -; return; }
+  local k v worst=0
+  for ((k = 0; k < cores && k < $(nproc); k++)); do
+    v="$(taskset -c "$k" "$probe")" || { echo -; return; }
+    worst="$(awk -v a="$worst" -v b="$v" 'BEGIN {print (b > a) ? b : a}')"
+  done
+  echo "$worst"
+}
+declare -A host_ns=()
+probed() {  # tag command...: runs the command between two readings; host_ns[tag] = the slower one
+  local tag=$1 before after; shift
+  before="$(probe_host)"
+  "$@"
+  after="$(probe_host)"
+  host_ns[$tag]="$(awk -v a="$before" -v b="$after" 'BEGIN {if (a == "-" || b == "-") print "-"; else print (b > a) ? b : a}')"
+}
+
 # One template per case writes both inputs, so the two cannot drift apart.
 # Physics of bench/in.lj; the Morse case is an fcc solid whose nearest-neighbour
 # distance (density 1.0: 2^(1/6)) sits at the Morse minimum r0.
@@ -486,7 +510,7 @@ done
 
 # Reps outer, engines inner: a change in machine load then hits all engines alike.
 timings="$scratch/timings.tsv"
-echo -e "case\tengine\trep\tloop_s\tsteps\tatoms" > "$timings"
+echo -e "case\tengine\trep\tloop_s\tsteps\tatoms\thost_ns" > "$timings"
 failures="$scratch/failures.tsv"
 echo -e "case\tengine\terror" > "$failures"
 # "Loop time of X [s|on N procs] for S steps with A atoms", from either engine
@@ -503,11 +527,11 @@ for c in "${cases[@]}"; do
     done
   fi
   for r in $(seq "$reps"); do
-    for t in $(tessera_tags "$c"); do run_tessera "$dir" "$t" "$t-$r"; done
+    for t in $(tessera_tags "$c"); do probed "$t-$r" run_tessera "$dir" "$t" "$t-$r"; done
     for v in $(variants_in "$c"); do
       [ -z "${failed[$c:${vtag[$v]}]:-}" ] || continue
       # shellcheck disable=SC2086  # a variant's switches are words
-      try_lammps "$c" "$dir" "${vtag[$v]}" "${vtag[$v]}-$r" ${vargs[$v]}
+      probed "${vtag[$v]}-$r" try_lammps "$c" "$dir" "${vtag[$v]}" "${vtag[$v]}-$r" ${vargs[$v]}
     done
     ran=()  # the LAMMPS engines still in this case, the double ones first
     for prec in double mixed; do
@@ -518,7 +542,7 @@ for c in "${cases[@]}"; do
     done
     for g in "${gtags[@]}"; do
       IFS=_ read -r _ p l <<< "$g"
-      run_gromacs "$dir" "$p" "$l" "$g-$r"
+      probed "$g-$r" run_gromacs "$dir" "$p" "$l" "$g-$r"
     done
     # same physics each run: the default rows against every LAMMPS variant, the
     # others against one (a double one when any is left; check() gives a mixed
@@ -539,7 +563,7 @@ for c in "${cases[@]}"; do
       else timing="$(loop_of "$dir/$e-$r.log")"; fi
       read -r t st at <<< "$timing"
       [ -n "${at:-}" ] || die "no loop time in $dir/$e-$r.log"
-      echo -e "$c\t$e\t$r\t$t\t$st\t$at" >> "$timings"
+      echo -e "$c\t$e\t$r\t$t\t$st\t$at\t${host_ns[$e-$r]:--}" >> "$timings"
       awk -v c="$c" -v r="$r" -v e="$e" -v t="$t" -v n="$((at * st))" \
         'BEGIN {printf "run.sh: %-6s rep %d %-15s loop %9.3f s  %.3e atom-steps/s\n", c, r, e, t, n/t}'
     done

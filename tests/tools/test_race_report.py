@@ -380,5 +380,50 @@ def barostat_check():
                        "npt: the last step's volume against LAMMPS's, and a barostat that moved it", "check")
 
 
+def host_probe():
+    """run.sh's host probe readings (timings' host_ns): the runs read at most
+    1.1 x the race's lowest reading are quiet, counted and given their own
+    spread beside every run's; timings without readings say so."""
+    with tempfile.TemporaryDirectory(prefix=f"race-host-{os.getpid()}-") as d:
+        # Tessera's fourth run came in a slow minute (host reading 7.0 ns,
+        # over 1.1 x 4.9): three quiet runs at 0.98, 1.0 and 1.02 s.
+        times = {"tessera": [(1.0, 5.0), (1.02, 5.1), (0.98, 4.9), (1.5, 7.0)],
+                 "omp": [(2.0, 5.0), (2.0, 5.2), (2.1, 5.3), (1.9, 5.0)]}
+        rows = ["case\tengine\trep\tloop_s\tsteps\tatoms\thost_ns"]
+        for e, runs in times.items():
+            for rep, (t, h) in enumerate(runs, 1):
+                rows.append(f"32k\t{e}\t{rep}\t{t}\t100\t32000\t{h}")
+        got = {}
+        for name, body in (("probed", rows), ("unprobed", [r.rsplit("\t", 1)[0] for r in rows])):
+            sub = os.path.join(d, name)
+            os.makedirs(os.path.join(sub, "32k"))
+            with open(os.path.join(sub, "32k", "physics"), "w") as f:
+                f.write(LJ + "\n")
+            with open(os.path.join(sub, "timings.tsv"), "w") as f:
+                f.write("\n".join(body) + "\n")
+            out = os.path.join(sub, "race.md")
+            r = subprocess.run([sys.executable, RACE, "report", "--timings", os.path.join(sub, "timings.tsv"),
+                                "--out", out, "--command", "run.sh (test)", "--commit", "test", "--cores", "2",
+                                "--tessera-version", "t", "--lammps-version", "l", "--tessera-cmd", "t",
+                                "--tessera-layout", "1 process", "--lammps-cmd", "l", "--load", "0",
+                                "--scratch", sub], capture_output=True, text=True)
+            if r.returncode != 0:
+                print(r.stdout, r.stderr)
+                return 1
+            got[name] = open(out).read()
+        row = lambda text, e: next((line for line in text.splitlines() if line.startswith(f"| 32k | {e} |")), "")
+        t, o = row(got["probed"], "Tessera"), row(got["probed"], "LAMMPS omp")
+        checks = [
+            ("| 3 of 4 | -2.0 / +2.0 % |" in t, f"Tessera's quiet runs: {t}"),
+            ("-32.7 / +3.1 %" in t, f"Tessera's spread over every run: {t}"),
+            ("| 4 of 4 |" in o, f"LAMMPS's quiet runs: {o}"),
+            ("4.90 to 7.00 ns" in got["probed"] and "(7 of 8 runs)" in got["probed"], "the setup's probe line"),
+            ("quiet runs" not in row(got["unprobed"], "Tessera") and "Host probe: none" in got["unprobed"],
+             "timings without readings"),
+        ]
+        return verdict(checks, got["probed"] + "\n\n" + got["unprobed"], "host probe: quiet runs and their spread")
+
+
 if __name__ == "__main__":
-    sys.exit(main() or layouts() or ranks() or lammps_mixed() or lammps_mixed_check() or barostat_check())
+    sys.exit(main() or layouts() or ranks() or lammps_mixed() or lammps_mixed_check() or barostat_check()
+             or host_probe())
